@@ -1,0 +1,309 @@
+/*
+ * gasnetrun.c - the launcher's command line (its environment variables are
+ * read in spawn_opts_read, spawn_cfg.c), and its modes:
+ *   gasnetrun [options] prog args...   the launcher (root node)
+ *   gasnetrun --relay                  a relay started by ssh (ticket on stdin)
+ *   gasnetrun --relay-ticket FILE      a GASNET_CSPAWN_CMD worker
+ * See README-launcher.md for the options and variables.
+ */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+    "usage: gasnetrun -n N [-N hosts] [-H h1,h2,... | --hostfile F] [-E VAR,VAR] [-v] prog [args...]\n"
+    "  -n N            number of ranks (processes)\n"
+    "  -N H            use the first H hosts of the host list\n"
+    "  -H LIST         hosts, comma separated (else GASNET_SSH_SERVERS / GASNET_SSH_NODEFILE)\n"
+    "  --hostfile F    hosts, one per line\n"
+    "  -E VAR,VAR      export these variables into the ranks' environment\n"
+    "  -v              prefix every output line with [rank]\n"
+    "With no host list the ranks run on this host. See README for the environment.\n");
+}
+
+static void die2(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void die2(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fputs(SPAWN_NAME ": ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(2);
+}
+
+static uint32_t parse_count(const char *opt, const char *v)
+{
+  char *e;
+  errno = 0;
+  unsigned long x = v ? strtoul(v, &e, 10) : 0;
+  if (!v || !*v || *e || errno || x == 0 || x > 1000000 || *v == '-')
+    die2("%s needs a positive number, not '%s'", opt, v ? v : "");
+  return (uint32_t)x;
+}
+
+/* Host lists: words separated by commas or white space; files one per line
+ * (first word; '#' starts a comment). */
+static void add_hosts(char ***v, uint32_t *n, const char *s)
+{
+  while (*s) {
+    size_t l = strcspn(s, ", \t\n");
+    if (l) {
+      *v = realloc(*v, (*n + 1) * sizeof **v);
+      (*v)[(*n)++] = strndup(s, l);
+    }
+    s += l;
+    if (*s) s++;
+  }
+}
+
+static void read_hostfile(char ***v, uint32_t *n, const char *path)
+{
+  FILE *f = fopen(path, "r");
+  char line[1024];
+  if (!f) die2("cannot read host file %s: %s", path, strerror(errno));
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "#")] = 0;
+    char *w = line + strspn(line, " \t\r\n");
+    w[strcspn(w, " \t\r\n")] = 0;
+    if (*w) add_hosts(v, n, w);
+  }
+  fclose(f);
+}
+
+static void raise_fd_limit(void)
+{
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+static char *self_path(void)
+{
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return NULL;
+  buf[n] = 0;
+  return strdup(buf);
+}
+
+static int run_node(spawn_node_t *node)
+{
+  signal(SIGPIPE, SIG_IGN);
+  if (spawn_node_start(node) < 0) return 1;
+  uv_run(node->loop, UV_RUN_DEFAULT);
+  return 1;  /* the node exits from its last event */
+}
+
+/* ------------------------------------------------------------------ relay */
+
+static int relay_main(const char *ticket_file)
+{
+  static spawn_node_t node;
+  static spawn_cfg_t cfg;
+  spawn_ticket_t t;
+  char line[SPAWN_TICKET_MAX];
+  int fd = 0, rc, sock;
+  uint8_t *body;
+  size_t len;
+  const char *why;
+
+  gethostname(node.host, sizeof node.host - 1);
+  if (ticket_file && (fd = open(ticket_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+    fprintf(stderr, SPAWN_NAME ": relay on %s: cannot read %s: %s\n", node.host, ticket_file, strerror(errno));
+    return 1;
+  }
+  rc = spawn_ticket_read(fd, line, sizeof line);
+  if (ticket_file) close(fd);
+  if (rc < 0 || spawn_ticket_parse(line, &t) < 0) {
+    fprintf(stderr, SPAWN_NAME ": relay on %s: no valid ticket on %s\n", node.host, ticket_file ? ticket_file : "stdin");
+    return 1;
+  }
+  memset(line, 0, sizeof line);
+  if (!strcmp(t.addr, "-")) {                /* launcher = ssh's client end */
+    const char *sc = getenv("SSH_CONNECTION");
+    if (!sc || sscanf(sc, "%63s", t.addr) != 1) {
+      fprintf(stderr, SPAWN_NAME ": relay on %s: no address for the launcher (set GASNET_MASTERIP)\n", node.host);
+      return 1;
+    }
+  }
+  rc = spawn_client_join(&t, node.host, &sock, &body, &len, &why);
+  if (rc < 0) {
+    fprintf(stderr, SPAWN_NAME ": relay on %s: cannot join the launcher at %s:%u: %s: %s\n",
+            node.host, t.addr, (unsigned)t.port, why, strerror(-rc));
+    return 1;
+  }
+  spawn_rd_t r = { body, body + len, 0 };
+  if (spawn_cfg_get(&r, &cfg) < 0) {
+    fprintf(stderr, SPAWN_NAME ": relay on %s: malformed job description\n", node.host);
+    return 1;
+  }
+  free(body);
+  if (spawn_opts_read(&cfg, &node.opt, line, sizeof line) < 0) {
+    fprintf(stderr, SPAWN_NAME ": relay: %s\n", line);
+    return 1;
+  }
+  /* from now on this host is called what the launcher's host list says */
+  snprintf(node.host, sizeof node.host, "%s", cfg.hosts[0].name);
+  memcpy(node.secret, t.secret, sizeof node.secret);
+  memset(&t, 0, sizeof t);
+
+  /* our ranks reach us on the interface that reaches our parent */
+  struct sockaddr_in me;
+  socklen_t ml = sizeof me;
+  if (getsockname(sock, (struct sockaddr *)&me, &ml) < 0
+      || !inet_ntop(AF_INET, &me.sin_addr, node.addr, sizeof node.addr))
+    snprintf(node.addr, sizeof node.addr, "127.0.0.1");
+
+  node.loop = uv_default_loop();
+  node.cfg = &cfg;
+  node.watch_stdin = !ticket_file;
+  raise_fd_limit();
+  if (spawn_node_adopt_parent(&node, sock) < 0) return 1;
+  if (chdir(cfg.cwd) < 0) {
+    spawn_node_fail(&node, "host %s: cannot enter directory %s: %s", node.host, cfg.cwd, strerror(errno));
+    cfg.n = 0;                 /* start nothing; the root tears down */
+  }
+  return run_node(&node);
+}
+
+/* --------------------------------------------------------------- launcher */
+
+int main(int argc, char **argv)
+{
+  static spawn_node_t node;
+  static spawn_cfg_t cfg;
+  uint32_t n = 0, nhosts_want = 0, nhosts = 0;
+  char **hosts = NULL, *hostfile = NULL, *exports = NULL;
+  int verbose = 0, have_h = 0, i;
+
+  if (argc >= 2 && !strcmp(argv[1], "--relay")) return relay_main(NULL);
+  if (argc >= 3 && !strcmp(argv[1], "--relay-ticket")) return relay_main(argv[2]);
+
+  for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--")) { i++; break; }
+#define ARG() (i + 1 < argc ? argv[++i] : (die2("option %s needs a value", a), (char *)NULL))
+    if (!strcmp(a, "-n") || !strcmp(a, "-np")) n = parse_count("-n", ARG());
+    else if (!strncmp(a, "-n", 2) && a[2] >= '0' && a[2] <= '9') n = parse_count("-n", a + 2);
+    else if (!strcmp(a, "-N")) nhosts_want = parse_count("-N", ARG());
+    else if (!strcmp(a, "-H")) { add_hosts(&hosts, &nhosts, ARG()); have_h = 1; }
+    else if (!strcmp(a, "--hostfile")) hostfile = ARG();
+    else if (!strcmp(a, "-E")) exports = ARG();
+    else if (!strcmp(a, "-v")) verbose = 1;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+    else die2("unknown option %s (see gasnetrun --help)", a);
+#undef ARG
+  }
+  if (n == 0) die2("-n is required and must be positive");
+  if (i >= argc) die2("no program to run");
+
+  /* ---- the environment snapshot and the tunables read from it ---- */
+  char why[256];
+  for (char **e = environ; *e; e++) cfg.nenv++;
+  cfg.env = environ;
+  if (spawn_opts_read(&cfg, &node.opt, why, sizeof why) < 0) die2("%s", why);
+  spawn_opts_t *o = &node.opt;
+
+  /* ---- where: local, ssh or cspawn ---- */
+  if (!have_h && hostfile) read_hostfile(&hosts, &nhosts, hostfile);
+  if (!have_h && !hostfile && o->mode != 'L') {
+    if (o->ssh_servers) add_hosts(&hosts, &nhosts, o->ssh_servers);
+    else if (o->ssh_nodefile) read_hostfile(&hosts, &nhosts, o->ssh_nodefile);
+  }
+  if ((have_h || hostfile) && nhosts == 0) die2("the host list is empty");
+  char mode = o->mode ? o->mode : o->cspawn_cmd ? 'C' : nhosts ? 'S' : 'L';
+  if (mode == 'C' && !o->cspawn_cmd) die2("GASNET_SPAWNFN=C needs GASNET_CSPAWN_CMD");
+  if (mode == 'S' && nhosts == 0) die2("ssh spawn needs hosts (-H, --hostfile, GASNET_SSH_SERVERS or GASNET_SSH_NODEFILE)");
+  if (mode == 'L') nhosts = nhosts > 1 ? 1 : nhosts;
+
+  uint32_t max_ppn = o->max_ppn, use = mode == 'S' ? nhosts : 1;
+  if (nhosts_want) {
+    if (mode == 'S' && nhosts_want > nhosts) die2("-N %u but the host list has %u hosts", (unsigned)nhosts_want, (unsigned)nhosts);
+    if (mode == 'L' && nhosts_want > 1) die2("-N %u needs a host list", (unsigned)nhosts_want);
+    if (mode == 'S') use = nhosts_want;
+    if (mode == 'S' && n < use) die2("-n %u is fewer ranks than the %u hosts of -N", (unsigned)n, (unsigned)use);
+  }
+  if (mode == 'S' && n < use) use = n;
+  if (max_ppn && mode != 'C' && (n + use - 1) / use > max_ppn)
+    die2("-n %u needs more than GASNET_MAX_PPN=%u ranks on one of %u hosts", (unsigned)n, (unsigned)max_ppn, (unsigned)use);
+
+  /* ---- what: the program must exist here (remote trees share the path) ---- */
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) die2("cannot get the current directory: %s", strerror(errno));
+  const char *rpath = o->remote_path;
+  if (!(mode == 'S' && rpath)) {
+    char *p = spawn_proc_which(argv[i], getenv("PATH"));
+    if (!p) die2("program '%s' not found or not executable", argv[i]);
+    free(p);
+  }
+  if (mode == 'S' && rpath) snprintf(cwd, sizeof cwd, "%s", rpath);
+
+  /* ---- the configuration of the root node ---- */
+  cfg.size = n;
+  cfg.sub_lo = 0; cfg.sub_n = n;
+  cfg.degree = o->out_degree;
+  cfg.connect_ms = o->connect_s * 1000;
+  cfg.cwd = strdup(cwd);
+  if (!(cfg.relay_path = self_path())) die2("cannot find my own executable");
+  cfg.argc = (uint32_t)(argc - i);
+  cfg.argv = argv + i;
+  if (exports) {
+    int ne;
+    for (char *c = exports; *c; c++) if (*c == ',') *c = ' ';
+    cfg.exports = spawn_split_words(exports, &ne);
+    cfg.nexports = (uint32_t)ne;
+  }
+  if (mode == 'L') {
+    cfg.lo = 0; cfg.n = n;
+  } else if (mode == 'S') {
+    cfg.nhosts = use;
+    cfg.hosts = calloc(use, sizeof *cfg.hosts);
+    for (uint32_t h = 0; h < use; h++) {   /* blocked: consecutive ranks per host */
+      cfg.hosts[h].name = hosts[h];
+      cfg.hosts[h].lo = (uint32_t)((uint64_t)h * n / use);
+      cfg.hosts[h].n = (uint32_t)((uint64_t)(h + 1) * n / use) - cfg.hosts[h].lo;
+    }
+  } else {
+    cfg.cspawn = 1;
+    cfg.nhosts = nhosts;                     /* only for %M */
+    cfg.hosts = calloc(nhosts + 1, sizeof *cfg.hosts);
+    for (uint32_t h = 0; h < nhosts; h++) cfg.hosts[h].name = hosts[h];
+  }
+
+  node.is_root = 1;
+  node.cfg = &cfg;
+  node.loop = uv_default_loop();
+  gethostname(node.host, sizeof node.host - 1);
+  if (spawn_random(node.secret, sizeof node.secret) < 0) die2("getrandom failed: %s", strerror(errno));
+  if (mode == 'L') {
+    snprintf(node.addr, sizeof node.addr, "127.0.0.1");
+  } else {
+    if (o->masterip) snprintf(node.addr, sizeof node.addr, "%s", o->masterip);
+    else if (!(nhosts && spawn_addr_toward(hosts[0], node.addr, sizeof node.addr) == 0)
+             && spawn_addr_toward(node.host, node.addr, sizeof node.addr) < 0)
+      snprintf(node.addr, sizeof node.addr, "127.0.0.1");
+  }
+  raise_fd_limit();
+  if (spawn_job_init(&node, verbose) < 0) die2("out of memory");
+  return run_node(&node);
+}

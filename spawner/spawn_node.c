@@ -1,0 +1,729 @@
+/*
+ * spawn_node.c - a node of the launcher tree (see spawn.h): its listener and
+ * connections, the handshake, and the events it passes up (to the root's
+ * job, or to its parent node). Collectives are in spawn_coll.c.
+ */
+#include "spawn.h"
+#include "spawn_sha256.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Output and frames are read in chunks of this size; one buffer serves every
+ * read because libuv hands each chunk to its read callback before the next. */
+#define NODE_READ_CHUNK (64 * 1024)
+/* Ranks that have exited get this long to close their connection and pipes
+ * (a grandchild may hold them open) before we stop waiting. */
+#define NODE_LINGER_MS 500
+/* The tick that checks deadlines. */
+#define NODE_TICK_MS 100
+/* A connection must authenticate this soon after it is accepted: a stranger
+ * cannot hold descriptors forever. */
+#define NODE_AUTH_MS 10000
+/* A relay stops reading its ranks' output while more than HIGH bytes wait
+ * to go to its parent, and starts again below LOW: a slow launcher stdout
+ * slows the ranks down instead of filling the relay's memory. */
+#define NODE_OUT_HIGH (8u << 20)
+#define NODE_OUT_LOW  (1u << 20)
+
+static char node_rbuf[NODE_READ_CHUNK];
+
+uint64_t spawn_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------------ output */
+
+spawn_msg_t *spawn_msg_frame(uint16_t type, uint32_t a, uint32_t b, const void *p, size_t len)
+{
+  spawn_buf_t f = {0};
+  spawn_frame_put(&f, type, a, b, p, len);
+  spawn_msg_t *m = malloc(sizeof *m + f.len);
+  if (!m) { fprintf(stderr, SPAWN_NAME ": out of memory\n"); abort(); }
+  m->refs = 1;
+  m->len = f.len;
+  memcpy(m->data, f.p, f.len);
+  spawn_buf_free(&f);
+  return m;
+}
+
+static spawn_msg_t *msg_raw(const uint8_t *p, size_t len)
+{
+  spawn_msg_t *m = malloc(sizeof *m + len);
+  if (!m) { fprintf(stderr, SPAWN_NAME ": out of memory\n"); abort(); }
+  m->refs = 1;
+  m->len = len;
+  memcpy(m->data, p, len);
+  return m;
+}
+
+void spawn_msg_unref(spawn_msg_t *m)
+{
+  if (m && --m->refs == 0) free(m);
+}
+
+typedef struct { uv_write_t req; spawn_msg_t *msg; } node_wreq_t;
+
+static void output_pause(spawn_node_t *n, int pause);
+
+static void on_written(uv_write_t *req, int status)
+{
+  node_wreq_t *w = (node_wreq_t *)req;
+  spawn_conn_t *c = req->handle->data;
+  (void)status;                  /* a broken connection shows up as EOF */
+  spawn_msg_unref(w->msg);
+  free(w);
+  if (c && c->role == SPAWN_CONN_PARENT && c->node->out_paused
+      && uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) < NODE_OUT_LOW)
+    output_pause(c->node, 0);
+}
+
+void spawn_conn_send(spawn_conn_t *c, spawn_msg_t *m)
+{
+  if (!c || c->closing) return;
+  node_wreq_t *w = malloc(sizeof *w);
+  if (!w) return;
+  uv_buf_t b = uv_buf_init((char *)m->data, (unsigned)m->len);
+  w->msg = m;
+  m->refs++;
+  if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0) {
+    m->refs--;
+    free(w);
+  }
+}
+
+void spawn_conn_send_frame(spawn_conn_t *c, uint16_t type, uint32_t a, uint32_t b,
+                           const void *p, size_t len)
+{
+  spawn_msg_t *m = spawn_msg_frame(type, a, b, p, len);
+  spawn_conn_send(c, m);
+  spawn_msg_unref(m);
+}
+
+/* ------------------------------------------------------------ events up */
+
+void spawn_node_fail(spawn_node_t *n, const char *fmt, ...)
+{
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (n->is_root) spawn_job_fail(msg);
+  else spawn_conn_send_frame(n->parent, SPAWN_FAIL, 0, 0, msg, strlen(msg));
+}
+
+static void up_output(spawn_node_t *n, uint32_t rank, uint32_t stream, const uint8_t *p, size_t len)
+{
+  if (n->is_root) { spawn_job_output(rank, stream, p, len); return; }
+  spawn_conn_send_frame(n->parent, SPAWN_OUTPUT, rank, stream, p, len);
+  if (n->parent && !n->out_paused
+      && uv_stream_get_write_queue_size((uv_stream_t *)&n->parent->tcp) > NODE_OUT_HIGH)
+    output_pause(n, 1);
+}
+
+static void up_exit(spawn_node_t *n, spawn_rank_t *r)
+{
+  spawn_exit_t e = { 0, 0, 0 };
+  if (WIFSIGNALED(r->status)) { e.how = SPAWN_HOW_SIGNALED; e.value = (uint32_t)WTERMSIG(r->status); }
+  else { e.how = SPAWN_HOW_EXITED; e.value = (uint32_t)WEXITSTATUS(r->status); }
+  if (r->connected) e.flags |= SPAWN_EXIT_CONNECTED;
+  if (r->finished) e.flags |= SPAWN_EXIT_FINISHED;
+  if (n->is_root) { spawn_job_exit(r->rank, e.how, e.value, e.flags); return; }
+  uint8_t p[SPAWN_EXIT_LEN];
+  spawn_exit_encode(p, &e);
+  spawn_conn_send_frame(n->parent, SPAWN_EXIT, r->rank, 0, p, sizeof p);
+}
+
+/* --------------------------------------------------------- connections */
+
+static void on_conn_closed(uv_handle_t *h)
+{
+  spawn_conn_t *c = h->data;
+  spawn_buf_free(&c->in);
+  free(c);
+}
+
+static void unauth_unlink(spawn_conn_t *c)
+{
+  spawn_node_t *n = c->node;
+  if (c->role != SPAWN_CONN_NEW || (!c->prev && n->unauth != c)) return;
+  if (c->prev) c->prev->next = c->next; else n->unauth = c->next;
+  if (c->next) c->next->prev = c->prev;
+  c->next = c->prev = NULL;
+}
+
+static void conn_close(spawn_conn_t *c)
+{
+  if (c->closing) return;
+  c->closing = 1;
+  unauth_unlink(c);
+  spawn_node_t *n = c->node;
+  if (c->role == SPAWN_CONN_RANK) {
+    ((spawn_rank_t *)c->owner)->conn = NULL;
+  } else if (c->role == SPAWN_CONN_KID) {
+    spawn_kid_t *k = c->owner;
+    k->conn = NULL;
+    if (!k->done) {
+      k->lost = 1;
+      k->ended_ms = spawn_now_ms();
+      if (!n->is_root || !spawn_job_dying())
+        spawn_node_fail(n, "lost contact with the relay on host %s (ranks %u-%u)",
+                        k->host ? k->host : "?", (unsigned)k->lo, (unsigned)(k->lo + k->n - 1));
+    }
+  } else if (c->role == SPAWN_CONN_PARENT) {
+    n->parent = NULL;
+  }
+  uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+  spawn_node_check(n);
+}
+
+static void reject(spawn_conn_t *c, const char *why)
+{
+  fprintf(stderr, SPAWN_NAME ": %s%s%srejected connection from %s: %s\n",
+          c->node->is_root ? "" : "relay on ", c->node->is_root ? "" : c->node->host,
+          c->node->is_root ? "" : ": ", c->peer, why);
+  conn_close(c);
+}
+
+static void kid_welcome(spawn_node_t *n, spawn_conn_t *c, spawn_kid_t *k, const uint8_t *mac)
+{
+  spawn_cfg_t *pc = n->cfg, kc = *pc;
+  spawn_host_t self;
+  if (pc->cspawn) {            /* a worker: one rank, the next free one */
+    self.name = k->host; self.lo = k->lo; self.n = 1;
+    kc.hosts = &self; kc.nhosts = 1;
+    kc.cspawn = 0;
+  } else {
+    kc.hosts = pc->hosts + k->h0; kc.nhosts = k->nh;
+  }
+  kc.self_host = 1;
+  kc.lo = kc.hosts[0].lo; kc.n = kc.hosts[0].n;
+  kc.sub_lo = k->lo; kc.sub_n = k->n;
+  spawn_buf_t b = {0};
+  spawn_buf_put(&b, mac, SPAWN_MAC_LEN);
+  spawn_cfg_put(&b, &kc);
+  spawn_conn_send_frame(c, SPAWN_WELCOME, 0, 0, b.p, b.len);
+  spawn_buf_free(&b);
+}
+
+static void conn_auth(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t *p, size_t len)
+{
+  spawn_node_t *n = c->node;
+  spawn_cfg_t *cfg = n->cfg;
+  uint8_t mac[SPAWN_MAC_LEN];
+  spawn_auth_t a;
+  if (h->type != SPAWN_AUTH) { reject(c, "expected AUTH"); return; }
+  if (spawn_auth_decode(p, len, &a) < 0) { reject(c, "malformed AUTH"); return; }
+  uint32_t kind = a.kind, id = a.id;
+  spawn_auth_mac(n->secret, 'C', c->snonce, a.cnonce, kind, id, mac);
+  if (spawn_memneq(mac, a.mac, SPAWN_MAC_LEN)) { reject(c, "authentication failed"); return; }
+  spawn_auth_mac(n->secret, 'S', c->snonce, a.cnonce, kind, id, mac);
+
+  unauth_unlink(c);              /* it knows the secret: no deadline now */
+  if (kind == SPAWN_KIND_RANK) {
+    if (!n->ranks || id < cfg->lo || id - cfg->lo >= cfg->n) { reject(c, "rank is not one of this node's"); return; }
+    spawn_rank_t *r = &n->ranks[id - cfg->lo];
+    if (!r->pid) { reject(c, "rank was never started"); return; }
+    if (r->connected) { reject(c, "rank already connected"); return; }
+    if (!r->alive) { reject(c, "rank already exited"); return; }
+    r->conn = c; r->connected = 1;
+    c->role = SPAWN_CONN_RANK; c->owner = r;
+    spawn_buf_t b = {0};
+    spawn_buf_put(&b, mac, SPAWN_MAC_LEN);
+    spawn_buf_u32(&b, id);
+    spawn_buf_u32(&b, cfg->size);
+    spawn_buf_put(&b, n->env_body.p, n->env_body.len);
+    spawn_conn_send_frame(c, SPAWN_WELCOME, 0, 0, b.p, b.len);
+    spawn_buf_free(&b);
+    return;
+  }
+  if (kind != SPAWN_KIND_RELAY) { reject(c, "unknown kind"); return; }
+  spawn_kid_t *k = NULL;
+  if (cfg->cspawn && id == SPAWN_ID_ANY && n->kids_connected < n->nkids) {
+    k = &n->kids[n->kids_connected];
+    k->host = strdup(a.host);
+  } else if (!cfg->cspawn && id < n->nkids && !n->kids[id].connected && !n->kids[id].lost) {
+    k = &n->kids[id];
+  }
+  if (!k) { reject(c, "no relay expected with that id"); return; }
+  k->conn = c; k->connected = 1;
+  n->kids_connected++;
+  c->role = SPAWN_CONN_KID; c->owner = k;
+  kid_welcome(n, c, k, mac);
+  if (n->last_sig)             /* a teardown started before it joined */
+    spawn_conn_send_frame(c, SPAWN_SIGNAL, (uint32_t)n->last_sig, 0, NULL, 0);
+  if (n->keyfile && n->kids_connected == n->nkids) {   /* all joined: burn it */
+    unlink(n->keyfile);
+    free(n->keyfile);
+    n->keyfile = NULL;
+  }
+}
+
+static void frame_from_rank(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t *p, size_t len)
+{
+  spawn_node_t *n = c->node;
+  spawn_rank_t *r = c->owner;
+  char who[32];
+  snprintf(who, sizeof who, "rank %u", (unsigned)r->rank);
+  switch (h->type) {
+  case SPAWN_COLL:
+    spawn_coll_from(n, who, &r->coll_gen, r->rank, 1, h, p, len);
+    break;
+  case SPAWN_FINI:
+    r->finished = 1;
+    if (n->is_root) spawn_job_fini(r->rank, (int)h->a);
+    else spawn_conn_send_frame(n->parent, SPAWN_FINI, h->a, r->rank, NULL, 0);
+    break;
+  case SPAWN_ABORT: {
+    char msg[1024];
+    size_t m = len < sizeof msg - 1 ? len : sizeof msg - 1;
+    memcpy(msg, p, m);
+    msg[m] = 0;
+    r->finished = 1;           /* its end is accounted for by the abort */
+    if (n->is_root) spawn_job_abort(r->rank, (int)h->a, msg);
+    else spawn_conn_send_frame(n->parent, SPAWN_ABORT, h->a, r->rank, msg, m);
+    break;
+  }
+  default:
+    spawn_node_fail(n, "protocol error: %s sent %s", who, spawn_type_name(h->type));
+    conn_close(c);
+  }
+}
+
+/* Frames from a child relay: combine collectives, pass the rest up. */
+static void frame_from_kid(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t *wire,
+                           const uint8_t *p, size_t len)
+{
+  spawn_node_t *n = c->node;
+  spawn_kid_t *k = c->owner;
+  char who[300];
+  snprintf(who, sizeof who, "relay on host %s", k->host ? k->host : "?");
+  if (h->type == SPAWN_COLL) { spawn_coll_from(n, who, &k->coll_gen, k->lo, k->n, h, p, len); return; }
+  if (h->type == SPAWN_DONE) { k->done = 1; k->ended_ms = spawn_now_ms(); spawn_node_check(n); return; }
+  if (h->type != SPAWN_FINI && h->type != SPAWN_ABORT && h->type != SPAWN_EXIT
+      && h->type != SPAWN_OUTPUT && h->type != SPAWN_FAIL) {
+    spawn_node_fail(n, "protocol error: %s sent %s", who, spawn_type_name(h->type));
+    conn_close(c);
+    return;
+  }
+  if (!n->is_root) {           /* pass it on as it came */
+    spawn_msg_t *m = msg_raw(wire, SPAWN_HDR_LEN + h->len);
+    spawn_conn_send(n->parent, m);
+    spawn_msg_unref(m);
+    return;
+  }
+  uint32_t rank = h->type == SPAWN_EXIT || h->type == SPAWN_OUTPUT ? h->a : h->b;
+  if (h->type != SPAWN_FAIL && (rank < k->lo || rank - k->lo >= k->n)) {
+    spawn_node_fail(n, "protocol error: %s sent %s for rank %u", who, spawn_type_name(h->type), (unsigned)rank);
+    return;
+  }
+  char msg[1024];
+  size_t m = len < sizeof msg - 1 ? len : sizeof msg - 1;
+  switch (h->type) {
+  case SPAWN_FINI: spawn_job_fini(rank, (int)h->a); break;
+  case SPAWN_OUTPUT:
+    if (h->b == 1 || h->b == 2) spawn_job_output(rank, h->b, p, len);
+    break;
+  case SPAWN_EXIT:
+  {
+    spawn_exit_t e;
+    if (spawn_exit_decode(p, len, &e) < 0) { spawn_node_fail(n, "protocol error: %s sent a bad EXIT", who); break; }
+    spawn_job_exit(rank, e.how, e.value, e.flags);
+    break;
+  }
+  case SPAWN_ABORT: case SPAWN_FAIL:
+    memcpy(msg, p, m);
+    msg[m] = 0;
+    if (h->type == SPAWN_ABORT) spawn_job_abort(rank, (int)h->a, msg);
+    else if (!spawn_job_dying()) spawn_job_fail(msg);
+    break;
+  }
+}
+
+/* Relays: frames from the parent go down to every rank and kid below. */
+static void frame_from_parent(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t *wire)
+{
+  spawn_node_t *n = c->node;
+  if (h->type == SPAWN_SIGNAL) { spawn_node_signal(n, (int)h->a); return; }
+  if (h->type != SPAWN_COLL_RESULT) {
+    fprintf(stderr, SPAWN_NAME ": relay on %s: protocol error: parent sent %s\n", n->host, spawn_type_name(h->type));
+    conn_close(c);
+    return;
+  }
+  spawn_msg_t *m = msg_raw(wire, SPAWN_HDR_LEN + h->len);
+  for (uint32_t i = 0; i < n->cfg->n && n->ranks; i++) spawn_conn_send(n->ranks[i].conn, m);
+  for (uint32_t i = 0; i < n->nkids; i++) spawn_conn_send(n->kids[i].conn, m);
+  spawn_msg_unref(m);
+}
+
+/* Handle every whole frame in c->in. */
+static void conn_frames(spawn_conn_t *c)
+{
+  size_t off = 0;
+  while (!c->closing && c->in.len - off >= SPAWN_HDR_LEN) {
+    spawn_hdr_t h;
+    const uint8_t *wire = c->in.p + off, *raw;
+    uint8_t *owned;
+    size_t rawlen;
+    if (spawn_hdr_decode(wire, &h) < 0
+        || (c->role == SPAWN_CONN_NEW && h.len > SPAWN_AUTH_MAX)) {
+      if (c->role == SPAWN_CONN_NEW)
+        reject(c, h.type == SPAWN_AUTH ? "oversized AUTH" : "not a gasnetrun frame");
+      else { spawn_node_fail(c->node, "protocol error: malformed frame from %s", c->peer); conn_close(c); }
+      return;
+    }
+    if (c->in.len - off < SPAWN_HDR_LEN + (size_t)h.len) break;
+    if (spawn_frame_payload(&h, wire + SPAWN_HDR_LEN, &raw, &rawlen, &owned) < 0) {
+      if (c->role == SPAWN_CONN_NEW) reject(c, "bad compressed payload");
+      else { spawn_node_fail(c->node, "protocol error: bad compressed frame from %s", c->peer); conn_close(c); }
+      return;
+    }
+    switch (c->role) {
+    case SPAWN_CONN_NEW: conn_auth(c, &h, raw, rawlen); break;
+    case SPAWN_CONN_RANK: frame_from_rank(c, &h, raw, rawlen); break;
+    case SPAWN_CONN_KID: frame_from_kid(c, &h, wire, raw, rawlen); break;
+    case SPAWN_CONN_PARENT: frame_from_parent(c, &h, wire); break;
+    }
+    free(owned);
+    off += SPAWN_HDR_LEN + h.len;
+  }
+  if (off) {
+    memmove(c->in.p, c->in.p + off, c->in.len - off);
+    c->in.len -= off;
+  }
+}
+
+static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
+{
+  (void)h; (void)want;
+  *b = uv_buf_init(node_rbuf, sizeof node_rbuf);
+}
+
+static void on_conn_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
+{
+  spawn_conn_t *c = s->data;
+  if (nread < 0) {
+    if (c->role == SPAWN_CONN_PARENT) {
+      spawn_node_t *n = c->node;
+      conn_close(c);
+      fprintf(stderr, SPAWN_NAME ": relay on %s: lost the launcher; killing this host's ranks\n", n->host);
+      spawn_node_signal(n, SIGKILL);
+      exit(1);
+    }
+    conn_close(c);
+    return;
+  }
+  if (nread == 0 || c->closing) return;
+  spawn_buf_put(&c->in, b->base, (size_t)nread);
+  conn_frames(c);
+}
+
+static spawn_conn_t *conn_new(spawn_node_t *n)
+{
+  spawn_conn_t *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->node = n;
+  uv_tcp_init(n->loop, &c->tcp);
+  c->tcp.data = c;
+  return c;
+}
+
+static void on_connection(uv_stream_t *srv, int status)
+{
+  spawn_node_t *n = srv->data;
+  if (status < 0) return;
+  spawn_conn_t *c = conn_new(n);
+  if (!c) return;
+  if (uv_accept(srv, (uv_stream_t *)&c->tcp) < 0) { uv_close((uv_handle_t *)&c->tcp, on_conn_closed); return; }
+  uv_tcp_nodelay(&c->tcp, 1);
+  struct sockaddr_storage ss;
+  int sl = sizeof ss;
+  char a[INET6_ADDRSTRLEN] = "?";
+  if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &sl) == 0 && ss.ss_family == AF_INET) {
+    struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+    inet_ntop(AF_INET, &sin->sin_addr, a, sizeof a);
+    snprintf(c->peer, sizeof c->peer, "%s:%u", a, (unsigned)ntohs(sin->sin_port));
+  } else {
+    snprintf(c->peer, sizeof c->peer, "?");
+  }
+  c->born_ms = spawn_now_ms();
+  c->next = n->unauth;
+  if (n->unauth) n->unauth->prev = c;
+  n->unauth = c;
+  uint8_t hello[SPAWN_HELLO_LEN];
+  spawn_random(c->snonce, sizeof c->snonce);
+  spawn_hello_encode(hello, c->snonce);
+  spawn_conn_send_frame(c, SPAWN_HELLO, 0, 0, hello, sizeof hello);
+  uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_conn_read);
+}
+
+/* ------------------------------------------------------ rank output pipes */
+
+static void on_pipe_closed(uv_handle_t *h) { free(h); }
+
+static void rank_pipe_close(spawn_rank_t *r, int i)
+{
+  if (!r->out[i]) return;
+  uv_close((uv_handle_t *)r->out[i], on_pipe_closed);
+  r->out[i] = NULL;
+}
+
+static void on_pipe_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
+{
+  spawn_rank_t *r = s->data;
+  spawn_node_t *n = ((uv_handle_t *)s)->loop->data;
+  int i = (uv_pipe_t *)s == r->out[0] ? 0 : 1;
+  if (nread > 0) { up_output(n, r->rank, (uint32_t)i + 1, (const uint8_t *)b->base, (size_t)nread); return; }
+  if (nread < 0) { rank_pipe_close(r, i); spawn_node_check(n); }
+}
+
+static void output_pause(spawn_node_t *n, int pause)
+{
+  n->out_paused = pause;
+  for (uint32_t i = 0; i < n->cfg->n && n->ranks; i++)
+    for (int j = 0; j < 2; j++) {
+      uv_stream_t *s = (uv_stream_t *)n->ranks[i].out[j];
+      if (!s) continue;
+      if (pause) uv_read_stop(s);
+      else uv_read_start(s, on_alloc, on_pipe_read);
+    }
+}
+
+/* Called by spawn_proc.c for each forked rank's stdout/stderr read end. */
+int spawn_node_watch_pipe(spawn_node_t *n, spawn_rank_t *r, int i, int fd)
+{
+  uv_pipe_t *p = malloc(sizeof *p);
+  if (!p) return -ENOMEM;
+  uv_pipe_init(n->loop, p, 0);
+  p->data = r;
+  int rc = uv_pipe_open(p, fd);
+  if (rc == 0) rc = uv_read_start((uv_stream_t *)p, on_alloc, on_pipe_read);
+  r->out[i] = p;
+  if (rc < 0) rank_pipe_close(r, i);
+  return rc;
+}
+
+/* --------------------------------------------------------- life and death */
+
+void spawn_node_signal(spawn_node_t *n, int sig)
+{
+  n->last_sig = sig;
+  /* a rank leads its own process group: the signal reaches its children
+   * too (unless it moved itself elsewhere) */
+  for (uint32_t i = 0; i < n->cfg->n && n->ranks; i++)
+    if (n->ranks[i].alive && kill(-n->ranks[i].pid, sig) < 0) kill(n->ranks[i].pid, sig);
+  for (uint32_t i = 0; i < n->nkids; i++)
+    if (n->kids[i].conn) spawn_conn_send_frame(n->kids[i].conn, SPAWN_SIGNAL, (uint32_t)sig, 0, NULL, 0);
+}
+
+static void relay_exit(uv_write_t *req, int status)
+{
+  (void)status;
+  on_written(req, 0);
+  exit(0);
+}
+
+/* Report finished ranks and kids; when nothing is left below, end. */
+void spawn_node_check(spawn_node_t *n)
+{
+  uint64_t now = spawn_now_ms();
+  int left = 0;
+  if (n->finished) return;
+  for (uint32_t i = 0; i < n->cfg->n && n->ranks; i++) {
+    spawn_rank_t *r = &n->ranks[i];
+    if (r->reported) continue;
+    if (r->alive) { left++; continue; }
+    if (r->conn || r->out[0] || r->out[1]) {
+      if (now - r->reaped_ms < NODE_LINGER_MS || n->out_paused) { left++; continue; }
+      /* something the rank started holds them open: it dies with the job
+       * (the group is not empty, so its id cannot have been reused) */
+      kill(-r->pid, SIGKILL);
+      if (r->conn) conn_close(r->conn);
+      rank_pipe_close(r, 0);
+      rank_pipe_close(r, 1);
+    }
+    r->reported = 1;
+    if (n->coll.active && r->coll_gen != n->coll.gen && !r->connected && !r->finished
+        && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0)
+      spawn_node_fail(n, "rank %u (on host %s) exited without joining the %s the others are in",
+                      (unsigned)r->rank, n->host, spawn_coll_name(n->coll.op));
+    up_exit(n, r);
+  }
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    spawn_kid_t *k = &n->kids[i];
+    if (k->complete) continue;
+    if (!(k->done || k->lost) || k->alive) { left++; continue; }
+    k->complete = 1;
+    if (k->stdin_fd >= 0) { close(k->stdin_fd); k->stdin_fd = -1; }
+  }
+  if (left || n->finished) return;
+  if (n->cspawn_pid > 0) kill(n->cspawn_pid, SIGTERM);
+  n->finished = 1;
+  if (n->is_root) spawn_job_done();
+  if (!n->parent) exit(0);
+  /* relay: DONE to the parent, then leave once it is written */
+  spawn_msg_t *m = spawn_msg_frame(SPAWN_DONE, 0, 0, NULL, 0);
+  node_wreq_t *w = malloc(sizeof *w);
+  uv_buf_t b = uv_buf_init((char *)m->data, (unsigned)m->len);
+  if (!w) exit(0);
+  w->msg = m;                  /* our reference goes with the request */
+  if (uv_write(&w->req, (uv_stream_t *)&n->parent->tcp, &b, 1, relay_exit) < 0) exit(0);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+  spawn_node_t *n = t->data;
+  uint64_t now = spawn_now_ms();
+  for (spawn_conn_t *c = n->unauth, *next; c; c = next) {
+    next = c->next;
+    if (now - c->born_ms > NODE_AUTH_MS) reject(c, "no authentication within 10 s");
+  }
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    spawn_kid_t *k = &n->kids[i];
+    if (!k->connected && !k->lost && now - k->started_ms > n->cfg->connect_ms) {
+      k->lost = 1;
+      k->ended_ms = now;
+      if (k->alive && k->pid > 0) kill(k->pid, SIGTERM);
+      if (!n->is_root || !spawn_job_dying()) {
+        if (n->cfg->cspawn)
+          spawn_node_fail(n, "%u of %u processes started by GASNET_CSPAWN_CMD did not connect within %u s",
+                          (unsigned)(n->nkids - n->kids_connected), (unsigned)n->nkids,
+                          (unsigned)(n->cfg->connect_ms / 1000));
+        else
+          spawn_node_fail(n, "host %s: relay did not connect back within %u s",
+                          k->host, (unsigned)(n->cfg->connect_ms / 1000));
+      }
+    }
+    /* its subtree is over but ssh lingers: do not wait for it forever */
+    if ((k->done || k->lost) && k->alive && k->pid > 0 && now - k->ended_ms > 2000)
+      kill(k->pid, SIGKILL);
+  }
+  spawn_node_check(n);
+}
+
+static void on_sigchld(uv_signal_t *s, int sig)
+{
+  (void)sig;
+  spawn_proc_reap(s->data);
+}
+
+static void on_term_signal(uv_signal_t *s, int sig)
+{
+  spawn_node_t *n = s->data;
+  if (n->is_root) { spawn_job_signal(sig); return; }
+  /* a relay told to stop: nothing of the job survives it */
+  spawn_node_signal(n, SIGKILL);
+  exit(1);
+}
+
+static void on_stdin(uv_poll_t *p, int status, int events)
+{
+  spawn_node_t *n = p->data;
+  char buf[256];
+  (void)events;
+  ssize_t r = status < 0 ? -1 : read(0, buf, sizeof buf);
+  if (r > 0 || (r < 0 && (errno == EAGAIN || errno == EINTR))) return;
+  fprintf(stderr, SPAWN_NAME ": relay on %s: ssh channel closed; killing this host's ranks\n", n->host);
+  spawn_node_signal(n, SIGKILL);
+  exit(1);
+}
+
+/* A relay adopts its already-authenticated connection to its parent. */
+int spawn_node_adopt_parent(spawn_node_t *n, int fd)
+{
+  spawn_conn_t *c = conn_new(n);
+  if (!c) return -ENOMEM;
+  int rc = uv_tcp_open(&c->tcp, fd);
+  if (rc < 0) return rc;
+  c->role = SPAWN_CONN_PARENT;
+  snprintf(c->peer, sizeof c->peer, "parent");
+  n->parent = c;
+  return uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_conn_read);
+}
+
+int spawn_node_start(spawn_node_t *n)
+{
+  spawn_cfg_t *c = n->cfg;
+  struct sockaddr_in sa;
+  int rc;
+  n->loop->data = n;
+
+  /* the env snapshot every rank's WELCOME carries */
+  spawn_env_put(&n->env_body, c->env, c->nenv);
+
+  uv_tcp_init(n->loop, &n->listener);
+  n->listener.data = n;
+  uv_ip4_addr(n->is_root && !c->nhosts && !c->cspawn ? "127.0.0.1" : "0.0.0.0", 0, &sa);
+  if ((rc = uv_tcp_bind(&n->listener, (struct sockaddr *)&sa, 0)) < 0
+      || (rc = uv_listen((uv_stream_t *)&n->listener, 1024, on_connection)) < 0) {
+    fprintf(stderr, SPAWN_NAME ": cannot listen: %s\n", uv_strerror(rc));
+    return rc;
+  }
+  int sl = sizeof sa;
+  uv_tcp_getsockname(&n->listener, (struct sockaddr *)&sa, &sl);
+  n->port = ntohs(sa.sin_port);
+
+  uv_signal_init(n->loop, &n->sigchld);
+  n->sigchld.data = n;
+  uv_signal_start(&n->sigchld, on_sigchld, SIGCHLD);
+  static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+  for (int i = 0; i < 3; i++) {
+    uv_signal_init(n->loop, &n->sig[i]);
+    n->sig[i].data = n;
+    uv_signal_start(&n->sig[i], on_term_signal, sigs[i]);
+  }
+  uv_timer_init(n->loop, &n->tick);
+  n->tick.data = n;
+  uv_timer_start(&n->tick, on_tick, NODE_TICK_MS, NODE_TICK_MS);
+
+  /* kids: the hosts after our own, in at most `degree` consecutive chunks */
+  uint32_t first = c->self_host ? 1 : 0, m = c->nhosts - first;
+  if (c->cspawn) {
+    n->nkids = c->size;
+  } else if (m > 0) {
+    n->nkids = m < c->degree ? m : c->degree;
+  }
+  if (n->nkids && !(n->kids = calloc(n->nkids, sizeof *n->kids))) return -ENOMEM;
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    spawn_kid_t *k = &n->kids[i];
+    k->id = i;
+    k->stdin_fd = -1;
+    k->started_ms = spawn_now_ms();
+    if (c->cspawn) { k->lo = i; k->n = 1; continue; }
+    k->h0 = first + (uint32_t)((uint64_t)i * m / n->nkids);
+    k->nh = first + (uint32_t)((uint64_t)(i + 1) * m / n->nkids) - k->h0;
+    k->host = strdup(c->hosts[k->h0].name);
+    k->lo = c->hosts[k->h0].lo;
+    k->n = 0;
+    for (uint32_t j = 0; j < k->nh; j++) k->n += c->hosts[k->h0 + j].n;
+  }
+  if (n->watch_stdin && uv_poll_init(n->loop, &n->stdin_poll, 0) == 0) {
+    n->stdin_poll.data = n;
+    uv_poll_start(&n->stdin_poll, UV_READABLE | UV_DISCONNECT, on_stdin);
+  }
+
+  if (c->n && (rc = spawn_proc_ranks(n)) < 0) return rc;
+  if (c->cspawn) {
+    if ((rc = spawn_proc_cspawn(n)) < 0) return rc;
+  } else {
+    for (uint32_t i = 0; i < n->nkids; i++)
+      if ((rc = spawn_proc_kid(n, &n->kids[i])) < 0) {
+        n->kids[i].lost = 1;
+        spawn_node_fail(n, "host %s: cannot start ssh: %s", n->kids[i].host, strerror(-rc));
+      }
+  }
+  spawn_node_check(n);
+  return 0;
+}
