@@ -24,18 +24,19 @@ libgasnet_udp_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNET
 libgasnet_udp_par_la_CFLAGS = $(WARN_CFLAGS)
 libgasnet_udp_par_la_LIBADD = core/libgasnetc-par.la amudp/libamudp-par.la $(GASNET_CONDUIT_LIBS)
 
-# pkg-config files gasnet-udp-<mode>.pc, made from one template in contrib/.
+# pkg-config files gasnet-<conduit>-<mode>.pc, all made from one template
+# in contrib/ by the rule below (a conduit only lists its files here).
 # A static library: everything it needs is in Libs (no C++ linker needed).
 pkgconfig_DATA += contrib/gasnet-udp-seq.pc contrib/gasnet-udp-parsync.pc contrib/gasnet-udp-par.pc
 CLEANFILES += contrib/gasnet-udp-seq.pc contrib/gasnet-udp-parsync.pc contrib/gasnet-udp-par.pc
 EXTRA_DIST += contrib/gasnet-conduit.pc.in
 
-contrib/gasnet-udp-%.pc: $(srcdir)/contrib/gasnet-conduit.pc.in Makefile
-	$(AM_V_GEN)mkdir -p contrib && mode='$*'; \
-	case $$mode in seq) M=SEQ;; parsync) M=PARSYNC;; par) M=PAR;; esac; \
+contrib/gasnet-%.pc: $(srcdir)/contrib/gasnet-conduit.pc.in Makefile
+	$(AM_V_GEN)mkdir -p contrib && name='$*'; conduit=$${name%-*}; mode=$${name##*-}; \
+	case $$mode in seq) M=SEQ;; parsync) M=PARSYNC;; par) M=PAR;; *) exit 1;; esac; \
 	sed -e 's|%prefix%|$(prefix)|' -e 's|%exec_prefix%|$(exec_prefix)|' \
 	    -e 's|%libdir%|$(libdir)|' -e 's|%includedir%|$(includedir)|' \
-	    -e 's|%VERSION%|$(PACKAGE_VERSION)|' -e 's|%CONDUIT%|udp|g' \
+	    -e 's|%VERSION%|$(PACKAGE_VERSION)|' -e "s|%CONDUIT%|$$conduit|g" \
 	    -e "s|%mode%|$$mode|g" -e "s|%MODE%|$$M|g" \
 	    -e 's|%DEPLIBS%|$(LIBUV_LIBS) $(ZLIB_LIBS) $(PTHREAD_LIBS)|' \
 	    -e 's|%PTHREAD_CFLAGS%|$(PTHREAD_CFLAGS)|' \

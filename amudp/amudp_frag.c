@@ -1,0 +1,165 @@
+/*
+ * amudp_frag.c - frames to datagrams and back.
+ *
+ * A frame (core header + payload of up to AMUDP_MAX_PAYLOAD bytes) goes out
+ * as one or more DATA datagrams of at most the peer's MTU. Each carries the
+ * frame's msg_id, its payload offset, the frame's total length and a copy of
+ * the core header, so whichever fragment arrives first can open the
+ * reassembly and ask the core where the payload goes (cfg->place). Payload
+ * bytes are then copied straight to that place; the frame is delivered when
+ * all its bytes are in. Duplicates never get here (amudp_rel_on_data drops
+ * them), so a completed frame cannot be delivered twice.
+ *
+ * Small payloads (<= AMUDP_PKT_INLINE) are copied into the datagram's own
+ * buffer; larger ones once into a shared amudp_msg_t that the fragments
+ * point into until all are acknowledged.
+ */
+#include "amudp_internal.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
+                    size_t hdrlen, const void *payload, size_t paylen,
+                    int is_reply, uint64_t now) {
+  size_t room = p->mtu - AMUDP_HDR_LEN - hdrlen; /* >= AMUDP_PKT_INLINE */
+  size_t nfrag = paylen ? (paylen + room - 1) / room : 1;
+  amudp_pkt_t *first = NULL, *last = NULL;
+  amudp_msg_t *m = NULL;
+  if (paylen > AMUDP_PKT_INLINE && !(m = malloc(sizeof *m + paylen))) return -ENOMEM;
+  for (size_t i = 0; i < nfrag; i++) {
+    amudp_pkt_t *pkt = amudp_pkt_get(t);
+    if (!pkt) { /* give back what we took; nothing was queued */
+      while (first) { amudp_pkt_t *n = first->next; amudp_pkt_put(t, first); first = n; }
+      free(m);
+      return -ENOMEM;
+    }
+    if (last) last->next = pkt; else first = pkt;
+    last = pkt;
+  }
+  uint32_t id = p->msg_id++;
+  if (m) {
+    memcpy(m->data, payload, paylen);
+    m->refs = (uint32_t)nfrag;
+  }
+  size_t off = 0;
+  for (amudp_pkt_t *pkt = first, *next; pkt; pkt = next, off += room) {
+    next = pkt->next;
+    memset(&pkt->h, 0, sizeof pkt->h);
+    pkt->h.type = AMUDP_T_DATA;
+    pkt->h.src = t->cfg.myrank;
+    pkt->h.dst = p->rank;
+    pkt->h.hdrlen = (uint16_t)hdrlen;
+    pkt->h.flags = is_reply ? AMUDP_F_REPLY : 0;
+    pkt->h.msg_id = id;
+    pkt->h.frag_off = (uint32_t)off;
+    pkt->h.msg_len = (uint32_t)paylen;
+    memcpy(pkt->buf + AMUDP_HDR_LEN, hdr, hdrlen);
+    pkt->datalen = paylen - off < room ? paylen - off : room;
+    pkt->wirelen = AMUDP_HDR_LEN + hdrlen + pkt->datalen;
+    if (m) {
+      pkt->msg = m;
+      pkt->data = m->data + off;
+    } else {
+      unsigned char *in = pkt->buf + AMUDP_HDR_LEN + hdrlen;
+      if (paylen) memcpy(in, payload, paylen);
+      pkt->data = in;
+    }
+    amudp_rel_enqueue(t, p, pkt, is_reply);
+  }
+  AMUDP_COUNT(t, frames_sent, 1);
+  p->last_data_ns = now;
+  amudp_rel_pump(t, p, now);
+  return 0;
+}
+
+static void amudp_frag_nomem(size_t n) {
+  fprintf(stderr, "amudp: out of memory reassembling a frame of %zu bytes\n", n);
+  abort();
+}
+
+int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it) {
+  const gasnetc_transport_config_t *c = &t->cfg;
+  const amudp_wire_hdr_t *h = &it->h;
+
+  /* Whole frame in one datagram (decode made sure frag_off == 0 then). */
+  if (h->msg_len == it->len) {
+    void *pl = it->data;
+    if (c->place && it->len) {
+      void *d = c->place(c->ctx, src, it->hdr, h->hdrlen, it->len);
+      if (d) {
+        memcpy(d, it->data, it->len);
+        pl = d;
+      }
+    }
+    c->deliver(c->ctx, src, it->hdr, h->hdrlen, pl, it->len);
+    return 1;
+  }
+
+  amudp_peer_t *p = &t->peers[src];
+  AMUDP_LOCK(t);
+  amudp_reasm_t *r = p->reasm;
+  while (r && r->msg_id != h->msg_id) r = r->next;
+  if (!r) {
+    if (!(r = calloc(1, sizeof *r))) amudp_frag_nomem(sizeof *r);
+    r->msg_id = h->msg_id;
+    r->msg_len = h->msg_len;
+    r->hdrlen = h->hdrlen;
+    memcpy(r->hdr, it->hdr, h->hdrlen);
+    r->next = p->reasm;
+    p->reasm = r;
+  } else if (r->msg_len != h->msg_len || r->hdrlen != h->hdrlen) {
+    AMUDP_COUNT(t, bad_frag, 1);
+    AMUDP_UNLOCK(t);
+    return 0;
+  }
+#if GASNETC_THREADS
+  while (r->state == 1) { /* another thread is in place() for this frame */
+    AMUDP_UNLOCK(t);
+    sched_yield();
+    AMUDP_LOCK(t);
+  }
+#endif
+  if (r->state == 0) {
+    r->state = 1;
+    AMUDP_UNLOCK(t);
+    void *d = c->place ? c->place(c->ctx, src, r->hdr, r->hdrlen, r->msg_len) : NULL;
+    int owned = !d;
+    if (owned && !(d = malloc(r->msg_len))) amudp_frag_nomem(r->msg_len);
+    AMUDP_LOCK(t);
+    r->dest = d;
+    r->owned = owned;
+    r->state = 2;
+  }
+  unsigned char *dest = r->dest;
+  AMUDP_UNLOCK(t);
+
+  memcpy(dest + h->frag_off, it->data, it->len); /* fragments are disjoint */
+
+  AMUDP_LOCK(t);
+  r->got += (uint32_t)it->len;
+  int done = r->got >= r->msg_len;
+  if (done) {
+    amudp_reasm_t **pp = &p->reasm;
+    while (*pp != r) pp = &(*pp)->next;
+    *pp = r->next;
+  }
+  AMUDP_UNLOCK(t);
+  if (!done) return 0;
+  c->deliver(c->ctx, src, r->hdr, r->hdrlen, r->dest, r->msg_len);
+  if (r->owned) free(r->dest);
+  free(r);
+  return 1;
+}
+
+void amudp_frag_peer_free(amudp_peer_t *p) {
+  amudp_reasm_t *r;
+  while ((r = p->reasm)) {
+    p->reasm = r->next;
+    if (r->owned) free(r->dest);
+    free(r);
+  }
+}

@@ -1,0 +1,251 @@
+/*
+ * amudp_internal.h - the objects of the UDP transport and the functions the
+ * amudp/ files call in one another. Not seen outside amudp/.
+ *
+ *   amudp.c           ops table: open/close, address/connect, send,
+ *                     poll/wait (receive loop), stats, tunables
+ *   amudp_reliable.c  sequence numbers, acks, retransmission, RTT, window
+ *                     and credits, liveness probes, peer death
+ *   amudp_frag.c      cutting a frame into datagrams, reassembly, delivery
+ *   amudp_fault.c     fault injection, and the one sendmsg() call
+ *   amudp_wire.[ch]   datagram header format
+ *
+ * Locking (PAR builds only, GASNETC_THREADS=1): one mutex, t->lock, guards
+ * all state below. Functions named amudp_rel_* and amudp_xmit expect it
+ * held. Callbacks into the core are made with it released.
+ */
+#ifndef AMUDP_INTERNAL_H
+#define AMUDP_INTERNAL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* recvmmsg, SO_RCVBUFFORCE; must precede system headers */
+#endif
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <uv.h>
+
+#include "transport.h"
+#include "amudp_wire.h"
+
+#ifndef GASNETC_THREADS
+#define GASNETC_THREADS 0
+#endif
+#if GASNETC_THREADS
+#include <pthread.h>
+#define AMUDP_LOCK(t)   pthread_mutex_lock(&(t)->lock)
+#define AMUDP_UNLOCK(t) pthread_mutex_unlock(&(t)->lock)
+#else
+#define AMUDP_LOCK(t)   ((void)0)
+#define AMUDP_UNLOCK(t) ((void)0)
+#endif
+
+#define AMUDP_MAX_PAYLOAD  (4u << 20) /* frame payload limit: 4 MiB */
+#define AMUDP_MTU_LOOPBACK 65507u     /* auto MTU to a peer on this host: max UDP */
+#define AMUDP_MTU_ETHERNET 1472u      /* auto MTU otherwise: 1500 - IP - UDP */
+#define AMUDP_MTU_MIN      (AMUDP_HDR_LEN + GASNETC_HDR_MAX + 256u)
+#define AMUDP_MTU_MAX      65507u     /* largest IPv4 UDP payload */
+#define AMUDP_WINDOW_BYTES_MIN (256u << 10) /* auto window floor per peer */
+#define AMUDP_DRAIN_NS     1000u      /* receiver cost per datagram in flight, for RTO */
+#define AMUDP_PKT_INLINE   256u       /* payloads up to this are copied into the pkt */
+#define AMUDP_RX_BATCH     16         /* datagrams per recvmmsg() */
+#define AMUDP_RX_ROUNDS    4          /* recvmmsg() calls per poll: bounds poll's work */
+#define AMUDP_RXBUF        65536u     /* receive buffer per datagram */
+#define AMUDP_PROBES       3          /* unanswered pings before a silent peer is dead */
+#define AMUDP_ACTIVE_TIMEOUTS 4       /* peers idle this many timeouts get no pings */
+
+/* Counters: one table, names generated from it (see amudp_stats). */
+#define AMUDP_COUNTERS(X)                                                   \
+  X(datagrams_sent) X(datagrams_received) X(bytes_sent) X(bytes_received)  \
+  X(frames_sent) X(frames_delivered) X(data_sent) X(retransmitted)         \
+  X(fast_retransmits) X(rto_expiries) X(acks_sent) X(pings_sent)           \
+  X(byes_sent) X(dup_dropped) X(out_of_window) X(send_blocked)             \
+  X(send_errors) X(bad_datagrams) X(bad_short) X(bad_magic) X(bad_tag)     \
+  X(bad_mac) X(bad_type) X(bad_rank) X(bad_length) X(bad_addr)             \
+  X(bad_frag) X(from_gone_peer) X(fault_dropped) X(fault_duplicated)        \
+  X(fault_reordered) X(peers_dead) X(rtt_samples) X(recv_errors)         \
+  X(discarded_closing)
+
+enum {
+#define AMUDP_X_ENUM(name) AMUDP_C_##name,
+  AMUDP_COUNTERS(AMUDP_X_ENUM)
+#undef AMUDP_X_ENUM
+  AMUDP_NCOUNTERS
+};
+#define AMUDP_COUNT(t, name, n) ((t)->ctr[AMUDP_C_##name] += (n))
+
+/* A frame payload shared by the datagrams (fragments) that carry it. */
+typedef struct amudp_msg {
+  uint32_t refs; /* pkts still pointing here */
+  unsigned char data[];
+} amudp_msg_t;
+
+/* One outgoing DATA datagram, queued until acknowledged. */
+typedef struct amudp_pkt {
+  struct amudp_pkt *next, *prev;
+  amudp_wire_hdr_t h;     /* all but seq/ack/sack, which are set at transmit */
+  uint32_t seq;           /* assigned at first transmission */
+  uint16_t ntx;           /* transmissions so far */
+  uint8_t is_req;         /* counts against the request credits */
+  uint8_t fast_done;      /* already fast-retransmitted once */
+  uint8_t lost;           /* presumed lost at an RTO: resent once the peer acks again */
+  uint64_t tx_ns, due_ns; /* last transmission, retransmission deadline */
+  amudp_msg_t *msg;       /* payload owner, or NULL: payload inline in buf */
+  const unsigned char *data;
+  size_t datalen;         /* payload bytes of this datagram */
+  size_t wirelen;         /* whole datagram, bytes */
+  /* wire header, core header, then (msg == NULL) the payload itself */
+  unsigned char buf[AMUDP_HDR_LEN + GASNETC_HDR_MAX + AMUDP_PKT_INLINE];
+} amudp_pkt_t;
+
+/* A frame being reassembled from fragments. */
+typedef struct amudp_reasm {
+  struct amudp_reasm *next;
+  uint32_t msg_id, msg_len, got;
+  int state;   /* 0 new, 1 a thread is calling place(), 2 dest ready */
+  int owned;   /* dest was malloc'd by us */
+  unsigned char *dest;
+  uint16_t hdrlen;
+  unsigned char hdr[GASNETC_HDR_MAX];
+} amudp_reasm_t;
+
+typedef struct amudp_fifo { amudp_pkt_t *head, *tail; } amudp_fifo_t;
+
+typedef struct amudp_peer {
+  uint32_t rank;
+  struct sockaddr_storage addr;
+  socklen_t addrlen;
+  uint32_t mtu;               /* datagram bytes to this peer */
+  /* send side */
+  amudp_fifo_t rep_q, req_q;  /* waiting for the window; replies go first */
+  amudp_pkt_t *fl_head, *fl_tail; /* in flight, seq order */
+  uint32_t snd_nxt;           /* next seq to assign */
+  uint32_t nreq;              /* request datagrams queued or unacked */
+  size_t fl_bytes;            /* bytes of the datagrams in flight */
+  uint32_t msg_id;
+  uint64_t srtt_ns, rttvar_ns, rto_ns;
+  unsigned backoff;           /* RTO doublings since the peer last acked anything */
+  /* receive side */
+  uint32_t rcv_next;          /* all seq < rcv_next received */
+  uint64_t rcv_ring;          /* bit seq%64: seq in (rcv_next, rcv_next+64) received */
+  uint32_t ack_pending;       /* DATA received since our last ack went out */
+  uint64_t ack_due_ns;
+  uint8_t ack_now;            /* send a standalone ack at the end of this batch */
+  /* liveness */
+  uint64_t last_heard_ns, ping_due_ns;
+  uint64_t last_data_ns;      /* last DATA to or from it: "active" peers get pings */
+  uint32_t probes;            /* pings sent since we last heard from it */
+  uint8_t gone;               /* dead or said BYE: no traffic either way */
+  uint8_t dead, dead_reported;
+  const char *dead_why;
+  amudp_reasm_t *reasm;
+} amudp_peer_t;
+
+/* Tunables, read once at open (amudp_tunables_read). */
+typedef struct amudp_tun {
+  uint32_t mtu;               /* 0: auto per peer */
+  uint32_t window, credits, ack_every;
+  uint32_t isn;               /* first sequence number (a test knob: wraparound) */
+  size_t window_bytes;        /* in-flight bytes per peer; 0: auto at connect */
+  uint64_t rto_min_ns, rto_init_ns, rto_max_ns, ack_delay_ns;
+  uint64_t timeout_ns, ping_ns;
+  int sockbuf;
+} amudp_tun_t;
+
+typedef struct amudp_fault {
+  double drop, dup, reorder;
+  int active;
+  uint64_t rng;
+  unsigned char *held;        /* one datagram held back to reorder it */
+  size_t held_len;
+  amudp_peer_t *held_peer;
+  uint64_t held_due_ns;
+} amudp_fault_t;
+
+/* Receive buffers for one recvmmsg() pass; one per thread/nesting level in use. */
+typedef struct amudp_rxitem {
+  amudp_wire_hdr_t h;
+  const unsigned char *hdr;
+  unsigned char *data;
+  size_t len;
+} amudp_rxitem_t;
+
+typedef struct amudp_rxbatch {
+  struct amudp_rxbatch *next;
+  struct mmsghdr msgs[AMUDP_RX_BATCH];
+  struct iovec iov[AMUDP_RX_BATCH];
+  struct sockaddr_storage from[AMUDP_RX_BATCH];
+  amudp_rxitem_t items[AMUDP_RX_BATCH];
+  unsigned char *buf;
+} amudp_rxbatch_t;
+
+struct gasnetc_transport {
+  gasnetc_transport_config_t cfg;
+  amudp_wire_keys_t keys;
+  amudp_tun_t tun;
+  amudp_fault_t fault;
+  int fd;
+  struct sockaddr_storage self;
+  socklen_t selflen;
+  int rcvbuf_got, sndbuf_got;
+  uv_loop_t loop;
+  uv_poll_t uvpoll;
+  uv_timer_t uvtimer;
+  int uv_loop_ok, uv_poll_ok, uv_timer_ok, uv_poll_on;
+  int connected;
+  int closing;                /* close() is flushing: deliver nothing more */
+  amudp_peer_t *peers;
+  amudp_pkt_t *pkt_free;
+  uint32_t npkt_free;
+  amudp_rxbatch_t *rx_free;
+  uint32_t rx_hits;           /* consecutive receive passes that found data */
+  uint64_t next_deadline_ns;  /* earliest timer of any peer */
+  uint32_t dead_unreported;
+  char dead_msg[48];          /* "no answer for 30 s" */
+  uint64_t ctr[AMUDP_NCOUNTERS];
+#if GASNETC_THREADS
+  pthread_mutex_t lock;
+  pthread_mutex_t wait_lock;  /* one thread at a time sleeps in the uv loop */
+#endif
+};
+
+uint64_t amudp_now_ns(void);
+
+/* amudp_reliable.c (t->lock held) */
+void amudp_rel_peer_init(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
+amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t);
+void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt);
+void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+                       int is_reply);
+void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
+void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
+                      uint64_t sack, int may_sample, uint64_t now);
+int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
+                      uint64_t now);
+void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type);
+void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now);
+void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why);
+int amudp_rel_unacked(gasnetc_transport_t *t);
+
+/* amudp_frag.c */
+int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
+                    size_t hdrlen, const void *payload, size_t paylen,
+                    int is_reply, uint64_t now); /* lock held */
+int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src,
+                       amudp_rxitem_t *it); /* lock NOT held */
+void amudp_frag_peer_free(amudp_peer_t *p);
+
+/* amudp_fault.c */
+void amudp_fault_init(gasnetc_transport_t *t);
+void amudp_fault_free(gasnetc_transport_t *t);
+void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov,
+                int iovcnt); /* lock held */
+uint64_t amudp_fault_timers(gasnetc_transport_t *t, uint64_t now); /* next due or UINT64_MAX */
+
+/* amudp.c */
+double amudp_env_num(gasnetc_transport_t *t, const char *name, double dflt,
+                     double lo, double hi);
+
+#endif /* AMUDP_INTERNAL_H */

@@ -1,0 +1,400 @@
+/*
+ * amudp_reliable.c - reliable delivery over UDP, per peer.
+ *
+ * Sending. Every DATA datagram gets the next sequence number of its peer
+ * when it is first transmitted, and stays on the peer's in-flight list
+ * (seq order) until acknowledged. Datagrams wait in one of two queues until
+ * the window admits them: replies first, up to `window` datagrams in flight;
+ * requests only up to `credits` in flight, so the rest of the window is
+ * always free for replies (a request handler's reply never waits behind
+ * requests, and amudp_send never blocks a reply).
+ *
+ * Acknowledging. Every datagram we send carries our cumulative ack (all
+ * seq < ack received) and a 64-bit selective-ack bitmap for the 64 seqs
+ * after it, so acks ride on replies for free. Otherwise a standalone ACK
+ * goes out after ack_delay, or at once after ack_every datagrams, a
+ * duplicate, a gap, or a PING.
+ *
+ * Retransmitting. Each in-flight datagram has its own deadline: its last
+ * transmission + the peer's RTO << backoff (capped at rto_max) + a drain
+ * allowance for what is in flight ahead of it (per datagram and per byte). When one expires, only the oldest expired
+ * datagram is resent, the peer's backoff doubles, and the rest in flight are
+ * marked lost, to be resent once the peer acks anything again (which resets
+ * the backoff). RTO = SRTT + 4 RTTVAR (RFC 6298), floored at rto_min, from RTT
+ * samples of datagrams acked after exactly one transmission (Karn), and
+ * only from acks that did not ride on a retransmission (AMUDP_F_RETX: that
+ * ack waited for the peer's own loss recovery, not for the network). A
+ * datagram 3 or more seqs older than one selectively acked is resent at once
+ * (fast retransmit), once.
+ *
+ * Receiving. A 64-bit ring marks which seqs in (rcv_next, rcv_next+64) have
+ * arrived; anything below rcv_next or already marked is a duplicate and is
+ * dropped (counted) before any delivery, so each datagram is delivered once.
+ *
+ * Liveness. A peer silent for ping_interval (timeout/4) gets a PING
+ * (answered by an ACK) each ping_interval; one silent for the timeout after
+ * AMUDP_PROBES unanswered pings is dead. Pings go to every peer we owe data
+ * or exchanged data with in the last AMUDP_ACTIVE_TIMEOUTS timeouts, whether
+ * or not anything is unacked, so a rank blocked waiting on a stopped peer
+ * still notices; peers unused for longer cost nothing.
+ */
+#include "amudp_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline int seq_lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+
+static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* ---- pkt free list: the common case allocates nothing ---- */
+#define AMUDP_PKT_FREE_MAX 1024
+
+amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
+  amudp_pkt_t *pkt = t->pkt_free;
+  if (pkt) {
+    t->pkt_free = pkt->next;
+    t->npkt_free--;
+  } else if (!(pkt = malloc(sizeof *pkt))) {
+    return NULL;
+  }
+  pkt->next = pkt->prev = NULL;
+  pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->fast_done = 0; pkt->lost = 0;
+  pkt->tx_ns = pkt->due_ns = 0;
+  pkt->msg = NULL; pkt->data = NULL; pkt->datalen = 0;
+  return pkt;
+}
+
+void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt) {
+  if (pkt->msg && --pkt->msg->refs == 0) free(pkt->msg);
+  if (t->npkt_free < AMUDP_PKT_FREE_MAX) {
+    pkt->next = t->pkt_free;
+    t->pkt_free = pkt;
+    t->npkt_free++;
+  } else {
+    free(pkt);
+  }
+}
+
+static void fifo_push(amudp_fifo_t *q, amudp_pkt_t *pkt) {
+  pkt->next = NULL;
+  if (q->tail) q->tail->next = pkt; else q->head = pkt;
+  q->tail = pkt;
+}
+
+static amudp_pkt_t *fifo_pop(amudp_fifo_t *q) {
+  amudp_pkt_t *pkt = q->head;
+  if (pkt && !(q->head = pkt->next)) q->tail = NULL;
+  return pkt;
+}
+
+static void flight_unlink(amudp_peer_t *p, amudp_pkt_t *pkt) {
+  p->fl_bytes -= pkt->wirelen;
+  if (pkt->prev) pkt->prev->next = pkt->next; else p->fl_head = pkt->next;
+  if (pkt->next) pkt->next->prev = pkt->prev; else p->fl_tail = pkt->prev;
+}
+
+void amudp_rel_peer_init(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
+  p->snd_nxt = t->tun.isn;
+  p->rcv_next = t->tun.isn;
+  p->rto_ns = t->tun.rto_init_ns;
+  p->last_heard_ns = now;
+  p->last_data_ns = now;
+  p->ping_due_ns = now + t->tun.ping_ns;
+}
+
+/* Selective acks: bit i = seq rcv_next+1+i, i.e. ring bit (rcv_next+1+i)%64. */
+static uint64_t sack_bits(const amudp_peer_t *p) {
+  unsigned r = (p->rcv_next + 1) & 63;
+  return r ? (p->rcv_ring >> r) | (p->rcv_ring << (64 - r)) : p->rcv_ring;
+}
+
+/* The peer's RTO, doubled per timeout since it last acked anything. */
+static uint64_t rto_backed_off(const gasnetc_transport_t *t, const amudp_peer_t *p) {
+  return min_u64(p->rto_ns << (p->backoff < 20 ? p->backoff : 20), t->tun.rto_max_ns);
+}
+
+static void rtt_sample(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t r) {
+  if (!p->srtt_ns) {
+    p->srtt_ns = r;
+    p->rttvar_ns = r / 2;
+  } else {
+    uint64_t diff = p->srtt_ns > r ? p->srtt_ns - r : r - p->srtt_ns;
+    p->rttvar_ns = (3 * p->rttvar_ns + diff) / 4;
+    p->srtt_ns = (7 * p->srtt_ns + r) / 8;
+  }
+  uint64_t rto = p->srtt_ns + 4 * p->rttvar_ns;
+  if (rto < t->tun.rto_min_ns) rto = t->tun.rto_min_ns;
+  p->rto_ns = min_u64(rto, t->tun.rto_max_ns);
+  AMUDP_COUNT(t, rtt_samples, 1);
+}
+
+/* (Re)transmit one DATA datagram with our current ack for its peer. */
+static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+                     uint64_t now) {
+  amudp_wire_hdr_t h = pkt->h;
+  h.seq = pkt->seq;
+  h.ack = p->rcv_next;
+  h.sack = sack_bits(p);
+  if (pkt->ntx) h.flags |= AMUDP_F_RETX;
+  amudp_wire_encode(pkt->buf, &h, &t->keys);
+  struct iovec iov[2];
+  size_t head = AMUDP_HDR_LEN + h.hdrlen;
+  int n = 1;
+  iov[0].iov_base = pkt->buf;
+  iov[0].iov_len = head + (pkt->msg ? 0 : pkt->datalen);
+  if (pkt->msg && pkt->datalen) {
+    iov[1].iov_base = (void *)pkt->data;
+    iov[1].iov_len = pkt->datalen;
+    n = 2;
+  }
+  amudp_xmit(t, p, iov, n);
+  pkt->ntx++;
+  pkt->tx_ns = now;
+  /* + the time the receiver needs to drain what is in flight ahead of this
+   * datagram (AMUDP_DRAIN_NS per datagram and 1 ns per byte, ~1 GB/s), so a
+   * burst does not time out just for being queued behind itself. */
+  uint32_t ahead = p->snd_nxt - (p->fl_head ? p->fl_head->seq : p->snd_nxt);
+  pkt->due_ns = now + rto_backed_off(t, p) + p->fl_bytes + (uint64_t)ahead * AMUDP_DRAIN_NS;
+  t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
+  p->ack_pending = 0; /* the ack rode along */
+  p->ack_now = 0;
+  AMUDP_COUNT(t, data_sent, 1);
+}
+
+void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+                       int is_reply) {
+  (void)t;
+  pkt->is_req = !is_reply;
+  if (is_reply) {
+    fifo_push(&p->rep_q, pkt);
+  } else {
+    fifo_push(&p->req_q, pkt);
+    p->nreq++;
+  }
+}
+
+void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
+  if (p->gone) return;
+  for (;;) {
+    uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
+    uint32_t used = p->snd_nxt - una;
+    size_t wb = t->tun.window_bytes;
+    amudp_fifo_t *q;
+    /* Replies may fill the whole window (datagrams and bytes); requests only
+     * `credits` datagrams and the same share of the bytes. An empty window
+     * always admits one datagram, however large. */
+    if (p->rep_q.head && used < t->tun.window &&
+        (!p->fl_head || p->fl_bytes + p->rep_q.head->wirelen <= wb))
+      q = &p->rep_q;
+    else if (p->req_q.head && used < t->tun.credits &&
+             (!p->fl_head ||
+              p->fl_bytes + p->req_q.head->wirelen <= wb / t->tun.window * t->tun.credits))
+      q = &p->req_q;
+    else
+      break;
+    amudp_pkt_t *pkt = fifo_pop(q);
+    pkt->seq = p->snd_nxt++;
+    pkt->next = NULL;
+    pkt->prev = p->fl_tail;
+    if (p->fl_tail) p->fl_tail->next = pkt; else p->fl_head = pkt;
+    p->fl_tail = pkt;
+    p->fl_bytes += pkt->wirelen;
+    transmit(t, p, pkt, now);
+  }
+}
+
+void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
+                      uint64_t sack, int may_sample, uint64_t now) {
+  if (!p->fl_head || p->gone) return;
+  if (seq_lt(p->snd_nxt, ack)) return; /* acks what we never sent: stale or bogus */
+  uint64_t newest_once = 0;            /* Karn: time samples only from ntx == 1 */
+  uint32_t high = 0, top = 0;          /* highest sacked, highest acked at all */
+  int sacked = 0, progress = 0;
+  amudp_pkt_t *pkt = p->fl_head, *next;
+  for (; pkt; pkt = next) {
+    next = pkt->next;
+    int acked = seq_lt(pkt->seq, ack);
+    if (!acked) {
+      uint32_t d = pkt->seq - ack - 1; /* pkt->seq == ack: d wraps, not acked */
+      if (d >= AMUDP_SACK_BITS) {
+        if (pkt->seq != ack) break;    /* beyond the bitmap: nothing more */
+        continue;
+      }
+      if (!((sack >> d) & 1)) continue;
+      acked = 1;
+      sacked = 1;
+      high = pkt->seq;
+    }
+    if (pkt->ntx == 1 && pkt->tx_ns > newest_once) newest_once = pkt->tx_ns;
+    progress = 1;
+    top = pkt->seq;
+    flight_unlink(p, pkt);
+    if (pkt->is_req) p->nreq--;
+    amudp_pkt_put(t, pkt);
+  }
+  if (may_sample && newest_once && now > newest_once) rtt_sample(t, p, now - newest_once);
+  if (progress && p->backoff) {
+    /* The peer answers again after a timeout: resend, once, what was in
+     * flight back then and is still missing below the newest datagram it
+     * acknowledged (usually nothing, if the peer was only slow; those above
+     * may still be queued at the peer). */
+    p->backoff = 0;
+    for (pkt = p->fl_head; pkt && seq_lt(pkt->seq, top); pkt = pkt->next) {
+      if (pkt->lost) {
+        pkt->lost = 0;
+        AMUDP_COUNT(t, retransmitted, 1);
+        transmit(t, p, pkt, now);
+      }
+    }
+  }
+  if (sacked) {
+    /* Datagrams 3+ seqs older than one that arrived are likely lost. */
+    for (pkt = p->fl_head; pkt && seq_lt(pkt->seq, high); pkt = pkt->next) {
+      if (!pkt->fast_done && high - pkt->seq >= 3) {
+        pkt->fast_done = 1;
+        AMUDP_COUNT(t, fast_retransmits, 1);
+        AMUDP_COUNT(t, retransmitted, 1);
+        transmit(t, p, pkt, now);
+      }
+    }
+  }
+  amudp_rel_pump(t, p, now);
+}
+
+int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
+                      uint64_t now) {
+  uint32_t d = seq - p->rcv_next;
+  uint64_t bit = 1ULL << (seq & 63);
+  if ((int32_t)d < 0 || (d > 0 && d < 64 && (p->rcv_ring & bit))) {
+    AMUDP_COUNT(t, dup_dropped, 1);
+    p->ack_now = 1; /* our ack may have been lost: repeat it */
+    return 0;
+  }
+  if (d >= 64) {
+    AMUDP_COUNT(t, out_of_window, 1);
+    p->ack_now = 1;
+    return 0;
+  }
+  if (d == 0) {
+    p->rcv_next++;
+    while (p->rcv_ring & (1ULL << (p->rcv_next & 63))) {
+      p->rcv_ring &= ~(1ULL << (p->rcv_next & 63));
+      p->rcv_next++;
+    }
+  } else {
+    p->rcv_ring |= bit;
+    p->ack_now = 1; /* a gap: let the sender see it now */
+  }
+  if (p->ack_pending++ == 0) {
+    p->ack_due_ns = now + t->tun.ack_delay_ns;
+    t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
+  }
+  if (p->ack_pending >= t->tun.ack_every) p->ack_now = 1;
+  return 1;
+}
+
+void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
+  unsigned char buf[AMUDP_HDR_LEN];
+  amudp_wire_hdr_t h;
+  memset(&h, 0, sizeof h);
+  h.type = (uint8_t)type;
+  h.src = t->cfg.myrank;
+  h.dst = p->rank;
+  h.ack = p->rcv_next;
+  h.sack = sack_bits(p);
+  amudp_wire_encode(buf, &h, &t->keys);
+  struct iovec iov = {buf, sizeof buf};
+  amudp_xmit(t, p, &iov, 1);
+  p->ack_pending = 0;
+  p->ack_now = 0;
+  if (type == AMUDP_T_ACK) AMUDP_COUNT(t, acks_sent, 1);
+  else if (type == AMUDP_T_PING) AMUDP_COUNT(t, pings_sent, 1);
+  else if (type == AMUDP_T_BYE) AMUDP_COUNT(t, byes_sent, 1);
+}
+
+void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why) {
+  if (p->gone) return;
+  p->gone = 1;
+  if (dead) {
+    p->dead = 1;
+    p->dead_why = why;
+    t->dead_unreported++;
+    AMUDP_COUNT(t, peers_dead, 1);
+  }
+  amudp_pkt_t *pkt;
+  while ((pkt = p->fl_head)) {
+    flight_unlink(p, pkt);
+    amudp_pkt_put(t, pkt);
+  }
+  while ((pkt = fifo_pop(&p->rep_q))) amudp_pkt_put(t, pkt);
+  while ((pkt = fifo_pop(&p->req_q))) amudp_pkt_put(t, pkt);
+  p->nreq = 0;
+  p->fl_bytes = 0;
+}
+
+int amudp_rel_unacked(gasnetc_transport_t *t) {
+  for (uint32_t r = 0; t->peers && r < t->cfg.nranks; r++) {
+    amudp_peer_t *p = &t->peers[r];
+    if (!p->gone && (p->fl_head || p->rep_q.head || p->req_q.head)) return 1;
+  }
+  return 0;
+}
+
+void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
+  uint64_t next = now + t->tun.ping_ns;
+  for (uint32_t r = 0; r < t->cfg.nranks; r++) {
+    amudp_peer_t *p = &t->peers[r];
+    if (r == t->cfg.myrank || p->gone) continue;
+    /* 1. delayed acks */
+    if (p->ack_pending) {
+      if (now >= p->ack_due_ns) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+      else next = min_u64(next, p->ack_due_ns);
+    }
+    /* 2. retransmission timeout: like TCP, resend only the oldest expired
+     * datagram and back off the peer's RTO; the others are marked lost and
+     * resent when the peer acks again. A stalled receiver then costs one
+     * datagram per (doubling) RTO, not a window's worth each time. */
+    amudp_pkt_t *old = p->fl_head;
+    while (old && now < old->due_ns) old = old->next;
+    if (old) {
+      AMUDP_COUNT(t, rto_expiries, 1);
+      AMUDP_COUNT(t, retransmitted, 1);
+      if (p->backoff < 20) p->backoff++;
+      uint64_t later = now + rto_backed_off(t, p);
+      for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next) {
+        if (pkt == old) continue;
+        if (pkt->tx_ns <= now && now - pkt->tx_ns >= p->rto_ns) pkt->lost = 1;
+        if (pkt->due_ns < later) pkt->due_ns = later;
+      }
+      old->lost = 0;
+      transmit(t, p, old, now);
+    }
+    for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next)
+      next = min_u64(next, pkt->due_ns);
+    /* 3. liveness: probe the silent, bury the dead. Only peers we owe data
+     * or exchanged data with lately: idle cost scales with the peers in use. */
+    int active = p->fl_head || p->rep_q.head || p->req_q.head ||
+                 p->last_data_ns >= now ||
+                 now - p->last_data_ns < AMUDP_ACTIVE_TIMEOUTS * t->tun.timeout_ns;
+    if (!active) {
+      p->probes = 0;
+      continue;
+    }
+    uint64_t silent = now > p->last_heard_ns ? now - p->last_heard_ns : 0;
+    if (silent >= t->tun.timeout_ns && p->probes >= AMUDP_PROBES) {
+      amudp_rel_gone(t, p, 1, t->dead_msg);
+      continue;
+    }
+    if (silent >= t->tun.ping_ns && now >= p->ping_due_ns) {
+      amudp_rel_send_ctrl(t, p, AMUDP_T_PING);
+      p->probes++;
+      p->ping_due_ns = now + t->tun.ping_ns;
+    }
+    uint64_t ping_at = p->last_heard_ns + t->tun.ping_ns;
+    next = min_u64(next, ping_at > p->ping_due_ns ? ping_at : p->ping_due_ns);
+    if (p->probes >= AMUDP_PROBES)
+      next = min_u64(next, p->last_heard_ns + t->tun.timeout_ns);
+  }
+  t->next_deadline_ns = min_u64(next, amudp_fault_timers(t, now));
+}

@@ -1,0 +1,111 @@
+/*
+ * amudp_wire.h - the one definition of the amudp datagram format.
+ *
+ * Every datagram starts with a fixed 64-byte header, all integers
+ * LITTLE-ENDIAN, at the offsets below. Encoding and decoding happen only in
+ * amudp_wire.c (amudp_wire_encode / amudp_wire_decode); nothing else reads
+ * header bytes.
+ *
+ *  off size field
+ *    0   2  magic      AMUDP_MAGIC
+ *    2   1  version    AMUDP_VERSION
+ *    3   1  type       amudp_type_t
+ *    4   8  tag        the job's tag (keyed hash of the job key)
+ *   12   4  src        sender's rank
+ *   16   4  dst        receiver's rank
+ *   20   4  seq        DATA: this datagram's sequence number (per peer, from
+ *                        GASNET_UDP_ISN, wrapping); else 0
+ *   24   4  ack        every type: all seq < ack from dst have been received
+ *   28   8  sack       bit i set: seq ack+1+i has been received too
+ *   36   2  hdrlen     DATA: core header bytes following this header; else 0
+ *   38   2  flags      AMUDP_F_*
+ *   40   4  msg_id     DATA: frame number, per (src,dst)
+ *   44   4  frag_off   DATA: offset of this datagram's payload in the frame
+ *   48   4  msg_len    DATA: whole frame payload length
+ *   52   4  reserved   0
+ *   56   8  mac        SipHash-2-4 of bytes 0..55 under the job's MAC key
+ *
+ * A DATA datagram is: header, hdrlen bytes of core header (repeated in every
+ * fragment, so any fragment may arrive first), then payload bytes
+ * [frag_off, frag_off + datagram_len - 64 - hdrlen) of the frame.
+ * ACK, PING and BYE datagrams are the bare header.
+ */
+#ifndef AMUDP_WIRE_H
+#define AMUDP_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
+#define AMUDP_VERSION     1u
+#define AMUDP_HDR_LEN     64u
+#define AMUDP_SACK_BITS   64u     /* so the window is at most 64 datagrams */
+
+typedef enum {
+  AMUDP_T_DATA = 1, /* carries (a fragment of) a frame; reliable */
+  AMUDP_T_ACK  = 2, /* standalone ack; also the answer to PING */
+  AMUDP_T_PING = 3, /* liveness probe; answered by an ACK */
+  AMUDP_T_BYE  = 4, /* sender is closing: no more traffic, do not probe */
+} amudp_type_t;
+
+enum {
+  AMUDP_F_REPLY = 1u << 0, /* the frame is an AM reply (informational) */
+  AMUDP_F_RETX  = 1u << 1, /* a retransmission: its ack may be stale, so the
+                              receiver takes no RTT sample from it */
+};
+
+/* Decoded header: host byte order. */
+typedef struct amudp_wire_hdr {
+  uint8_t  type;
+  uint32_t src, dst;
+  uint32_t seq, ack;
+  uint64_t sack;
+  uint16_t hdrlen, flags;
+  uint32_t msg_id, frag_off, msg_len;
+} amudp_wire_hdr_t;
+
+/* What a datagram is checked against (fixed at open/connect). */
+typedef struct amudp_wire_keys {
+  uint64_t tag;
+  uint64_t mac_k0, mac_k1;
+  uint32_t myrank, nranks;
+  uint32_t max_hdr;      /* GASNETC_HDR_MAX */
+  uint32_t max_payload;  /* largest frame payload */
+} amudp_wire_keys_t;
+
+/* Why a datagram was dropped (each one a counter). 0 = accepted. */
+typedef enum {
+  AMUDP_BAD_NONE      = 0,
+  AMUDP_BAD_SHORT     = 1, /* shorter than the header, or truncated by us */
+  AMUDP_BAD_MAGIC     = 2, /* wrong magic or version */
+  AMUDP_BAD_TAG       = 3, /* another job's tag */
+  AMUDP_BAD_MAC       = 4, /* header MAC does not verify: forged/corrupt */
+  AMUDP_BAD_TYPE      = 5, /* unknown type */
+  AMUDP_BAD_RANK      = 6, /* src out of range or ourselves, dst not us */
+  AMUDP_BAD_LENGTH    = 7, /* length fields inconsistent */
+} amudp_bad_t;
+
+_Static_assert(AMUDP_HDR_LEN == 2 + 1 + 1 + 8 + 4 + 4 + 4 + 4 + 8 + 2 + 2 + 4 + 4 + 4 + 4 + 8,
+               "header field sizes must add up to AMUDP_HDR_LEN");
+_Static_assert(AMUDP_HDR_LEN % 8 == 0, "header keeps the core header 8-byte aligned");
+
+/* Write h (plus tag and MAC) into buf[0..AMUDP_HDR_LEN). */
+void amudp_wire_encode(unsigned char *buf, const amudp_wire_hdr_t *h,
+                       const amudp_wire_keys_t *k);
+
+/* Check and decode a received datagram of len bytes. Returns AMUDP_BAD_NONE
+ * and fills *h, or the reason to drop it. Every field used afterwards has been
+ * bounds-checked here: for DATA, hdrlen <= max_hdr,
+ * AMUDP_HDR_LEN + hdrlen <= len, msg_len <= max_payload and the payload slice
+ * lies within [0, msg_len). */
+amudp_bad_t amudp_wire_decode(const unsigned char *buf, size_t len,
+                              amudp_wire_hdr_t *h, const amudp_wire_keys_t *k);
+
+/* Derive the tag and MAC key of a job from its key (any length). */
+void amudp_wire_keys_init(amudp_wire_keys_t *k, const unsigned char *job_key,
+                          size_t keylen);
+
+/* SipHash-2-4 (Aumasson & Bernstein): a fast keyed hash for short inputs. */
+uint64_t amudp_siphash(uint64_t k0, uint64_t k1, const void *data, size_t len);
+
+#endif /* AMUDP_WIRE_H */

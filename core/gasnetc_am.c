@@ -1,0 +1,203 @@
+/*
+ * gasnetc_am.c - sending Active Messages (spec 2.3.3, 2.3.4): the two
+ * functions behind every gasnet_AMRequest*M / gasnet_AMReply*M, the checks
+ * that turn misuse into a fatal error naming the call, tokens and the reply
+ * rules, and loopback (a node sending to itself), which the core does itself:
+ * the handler runs synchronously inside the call, as spec 2.4.1 allows for
+ * replies and 1.9 requires for every call.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gasnetc_internal.h"
+
+static const char *const gasnetc_category_names[] = {
+  [GASNETC_AM_SHORT] = "Short", [GASNETC_AM_MEDIUM] = "Medium",
+  [GASNETC_AM_LONG] = "Long", [GASNETC_AM_LONGASYNC] = "LongAsync",
+};
+
+/* "gasnet_AMRequestLong3": the public name of the call being checked. */
+static const char *gasnetc_am_name(char *buf, size_t len, int is_request,
+                                   int category, int nargs) {
+  snprintf(buf, len, "gasnet_AM%s%s%d", is_request ? "Request" : "Reply",
+           category >= GASNETC_AM_SHORT && category <= GASNETC_AM_LONGASYNC
+               ? gasnetc_category_names[category] : "?",
+           nargs);
+  return buf;
+}
+
+#define GASNETC_AM_FATAL(fmt, ...)                                        \
+  do {                                                                    \
+    char name_[48];                                                       \
+    gasnetc_fatal("%s: " fmt,                                             \
+                  gasnetc_am_name(name_, sizeof name_, is_request,        \
+                                  category, nargs), __VA_ARGS__);         \
+  } while (0)
+
+/* Spec 2.3.3 / 2.3.4 / 2.4: the arguments and the calling context.
+ * Cold: called only when the fast checks in gasnetc_am_send see a problem. */
+static void gasnetc_am_check(int is_request, int category, gasnet_node_t dest,
+                             gasnet_handler_t handler, void *src, size_t nbytes,
+                             void *dest_addr, int nargs)
+    __attribute__((noinline, cold));
+static void gasnetc_am_check(int is_request, int category, gasnet_node_t dest,
+                             gasnet_handler_t handler, void *src, size_t nbytes,
+                             void *dest_addr, int nargs) {
+  gasnetc_thread_t *th = &gasnetc_thread;
+  if (!gasnetc_g.attached)
+    GASNETC_AM_FATAL("called before gasnet_attach (spec %s)", "2.1.0.1");
+  if (category < GASNETC_AM_SHORT || category > GASNETC_AM_LONGASYNC ||
+      nargs < 0 || nargs > GASNETC_AM_MAX_ARGS)
+    GASNETC_AM_FATAL("bad category %d or argument count", category);
+  if (is_request && th->token)
+    GASNETC_AM_FATAL("called inside an AM handler; handlers may only reply "
+                     "(spec %s)", "2.4.1");
+  if (is_request && th->nis)
+    GASNETC_AM_FATAL("called inside a No-Interrupt Section (spec %s)", "2.4.3");
+  if (th->hsl_depth)
+    GASNETC_AM_FATAL("called while holding %d HSL(s) (spec %s)", th->hsl_depth,
+                     "2.4.5");
+  if (dest >= gasnetc_g.nodes)
+    GASNETC_AM_FATAL("node %u does not exist (the job has %u nodes)",
+                     (unsigned)dest, (unsigned)gasnetc_g.nodes);
+  if (!gasnetc_handler_registered_on(dest, handler))
+    GASNETC_AM_FATAL("handler %u is not registered on node %u (spec 2.3)",
+                     (unsigned)handler, (unsigned)dest);
+  if (category == GASNETC_AM_MEDIUM && nbytes > GASNETC_AM_MAX_MEDIUM)
+    GASNETC_AM_FATAL("payload of %zu bytes is above gasnet_AMMaxMedium() = %u",
+                     nbytes, GASNETC_AM_MAX_MEDIUM);
+  if (category >= GASNETC_AM_LONG && nbytes > GASNETC_AM_MAX_LONG)
+    GASNETC_AM_FATAL("payload of %zu bytes is above gasnet_AMMaxLong%s() = %u",
+                     nbytes, is_request ? "Request" : "Reply",
+                     GASNETC_AM_MAX_LONG);
+  if (nbytes && !src && category != GASNETC_AM_SHORT)
+    GASNETC_AM_FATAL("NULL source_addr for %zu bytes", nbytes);
+  if (category >= GASNETC_AM_LONG &&
+      !gasnetc_segment_contains(dest, dest_addr, nbytes)) {
+    char seg[80];
+    gasnetc_segment_format(dest, seg, sizeof seg);
+    GASNETC_AM_FATAL("destination [%p,+%zu) outside node %u's segment %s",
+                     dest_addr, nbytes, (unsigned)dest, seg);
+  }
+}
+
+/* Run the handler here and now (dest == this node). */
+static void gasnetc_am_loopback(const gasnetc_wire_msg_t *m, void *src,
+                                size_t nbytes, void *dest_addr) {
+  void *buf = NULL;
+  if (m->category == GASNETC_WIRE_MEDIUM) {
+    /* The handler gets aligned temporary storage it may scribble on, never
+     * the sender's memory (spec 2.3.3.2). */
+    buf = gasnetc_thread_buf(gasnetc_handler_depth());
+    if (nbytes) memcpy(buf, src, nbytes);
+  } else if (m->category == GASNETC_WIRE_LONG) {
+    buf = dest_addr;
+    if (nbytes && src != dest_addr) memmove(dest_addr, src, nbytes);
+  }
+  GASNETC_STAT_ADD(loopback_msgs, 1);
+  gasnetc_handler_run(gasnetc_g.mynode, m, buf, nbytes);
+}
+
+static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,
+                           gasnet_handler_t handler, void *src, size_t nbytes,
+                           void *dest_addr, int nargs,
+                           const gasnet_handlerarg_t *args) {
+  gasnetc_thread_t *th = &gasnetc_thread;
+  /* Fast checks; any doubt goes to gasnetc_am_check, which names the problem. */
+  if (GASNETC_UNLIKELY(!gasnetc_g.attached || dest >= gasnetc_g.nodes ||
+                       (unsigned)nargs > GASNETC_AM_MAX_ARGS ||
+                       (is_request && (th->token || th->nis)) || th->hsl_depth ||
+                       !gasnetc_handler_registered_on(dest, handler) ||
+                       (category == GASNETC_AM_MEDIUM &&
+                        nbytes > GASNETC_AM_MAX_MEDIUM) ||
+                       (category >= GASNETC_AM_LONG &&
+                        (nbytes > GASNETC_AM_MAX_LONG ||
+                         !gasnetc_segment_contains(dest, dest_addr, nbytes))) ||
+                       (nbytes && !src && category != GASNETC_AM_SHORT)))
+    gasnetc_am_check(is_request, category, dest, handler, src, nbytes, dest_addr,
+                     nargs);
+
+  gasnetc_wire_msg_t m;
+  m.category = category == GASNETC_AM_SHORT    ? GASNETC_WIRE_SHORT
+               : category == GASNETC_AM_MEDIUM ? GASNETC_WIRE_MEDIUM
+                                               : GASNETC_WIRE_LONG;
+  m.handler = handler;
+  m.nargs = (uint8_t)nargs;
+  m.flags = (is_request ? 0 : GASNETC_WIRE_F_REPLY) |
+            (category == GASNETC_AM_LONGASYNC ? GASNETC_WIRE_F_ASYNC : 0);
+  m.dest = 0;
+  if (m.category == GASNETC_WIRE_SHORT) nbytes = 0;
+  if (m.category == GASNETC_WIRE_LONG) {
+#if defined(GASNET_SEGMENT_EVERYTHING)
+    m.dest = (uintptr_t)dest_addr;
+#else
+    m.dest = (uintptr_t)dest_addr - (uintptr_t)gasnetc_g.seg[dest].addr;
+#endif
+  }
+  if (is_request) GASNETC_STAT_ADD(requests_sent, 1);
+  else GASNETC_STAT_ADD(replies_sent, 1);
+  GASNETC_STAT_ADD(payload_bytes_sent, nbytes);
+
+  if (dest == gasnetc_g.mynode) {
+    if (nargs) memcpy(m.args, args, (size_t)nargs * sizeof m.args[0]);
+    gasnetc_am_loopback(&m, src, nbytes, dest_addr);
+    return GASNET_OK;
+  }
+
+  uint8_t hdr[GASNETC_WIRE_MAX_LEN];
+  size_t hlen = gasnetc_wire_encode(hdr, m.category, m.handler, m.flags, m.dest,
+                                    m.nargs, args);
+  int rc = gasnetc_g.ops->send(gasnetc_g.transport, dest, hdr, hlen,
+                               nbytes ? src : NULL, nbytes,
+                               is_request ? 0 : GASNETC_SEND_REPLY);
+  if (GASNETC_UNLIKELY(rc)) {
+    if (rc == -EPIPE &&
+        (__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE) ||
+         __atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE)))
+      return GASNET_OK; /* the job is ending anyway */
+    char name[48];
+    gasnetc_fatal("%s: sending to node %u failed: %s",
+                  gasnetc_am_name(name, sizeof name, is_request, category, nargs),
+                  (unsigned)dest,
+                  rc == -EPIPE ? "the node is dead" : strerror(-rc));
+  }
+  return GASNET_OK;
+}
+
+int gasnetc_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler,
+                      void *src, size_t nbytes, void *dest_addr, int nargs,
+                      const gasnet_handlerarg_t *args) {
+  int rc = gasnetc_am_send(1, category, dest, handler, src, nbytes, dest_addr,
+                           nargs, args);
+  /* A request is a poll point outside handlers: honour a remote exit. */
+  gasnetc_exit_check();
+  return rc;
+}
+
+int gasnetc_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler,
+                    void *src, size_t nbytes, void *dest_addr, int nargs,
+                    const gasnet_handlerarg_t *args) {
+  const int is_request = 0;
+  if (GASNETC_UNLIKELY(!token || token->magic != GASNETC_TOKEN_MAGIC))
+    GASNETC_AM_FATAL("called outside a request handler or with a stale token "
+                     "(spec %s)", "2.3.4");
+  if (GASNETC_UNLIKELY(!token->is_request))
+    GASNETC_AM_FATAL("called from a reply handler; reply handlers may not "
+                     "send (spec %s)", "2.3");
+  if (GASNETC_UNLIKELY(token->replied))
+    GASNETC_AM_FATAL("second reply from one request handler (spec %s)",
+                     "2.3.4");
+  token->replied = 1;
+  return gasnetc_am_send(0, category, token->src, handler, src, nbytes,
+                         dest_addr, nargs, args);
+}
+
+int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {
+  if (!token || token->magic != GASNETC_TOKEN_MAGIC)
+    gasnetc_fatal("gasnet_AMGetMsgSource: not the token of a running handler "
+                  "(spec 2.3.5.3)");
+  if (!srcindex) return GASNET_ERR_BAD_ARG;
+  *srcindex = token->src;
+  return GASNET_OK;
+}

@@ -1,0 +1,64 @@
+/*
+ * gasnetc_errors.c - error codes (spec 1.6): names and descriptions from one
+ * table, and the fatal-error path every misuse check ends in.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gasnetc_internal.h"
+#include "boot.h"
+
+#define GASNETC_ERRORS(X)                                                   \
+  X(GASNET_OK, "No error")                                                  \
+  X(GASNET_ERR_RESOURCE, "Problem with requested resource")                 \
+  X(GASNET_ERR_BAD_ARG, "Invalid function parameter passed")                \
+  X(GASNET_ERR_NOT_INIT, "Called a GASNet function before initialization") \
+  X(GASNET_ERR_BARRIER_MISMATCH, "Barrier id's mismatched")                 \
+  X(GASNET_ERR_NOT_READY, "Non-blocking operation not complete")
+
+static const struct {
+  int code;
+  const char *name, *desc;
+} gasnetc_errors[] = {
+#define GASNETC_ERROR_ROW(code, desc) { code, #code, desc },
+    GASNETC_ERRORS(GASNETC_ERROR_ROW)
+#undef GASNETC_ERROR_ROW
+};
+
+const char *gasnet_ErrorName(int errval) {
+  for (size_t i = 0; i < sizeof gasnetc_errors / sizeof gasnetc_errors[0]; i++)
+    if (gasnetc_errors[i].code == errval) return gasnetc_errors[i].name;
+  return "GASNET_ERR_UNKNOWN";
+}
+
+const char *gasnet_ErrorDesc(int errval) {
+  for (size_t i = 0; i < sizeof gasnetc_errors / sizeof gasnetc_errors[0]; i++)
+    if (gasnetc_errors[i].code == errval) return gasnetc_errors[i].desc;
+  return "Unknown GASNet error code";
+}
+
+/* Spec 2.3: misuse prints a message and terminates the job. The line is the
+ * reason given to boot_abort: the launcher prints it and ends every rank with
+ * a non-zero code (without a launcher, boot_abort prints it itself). */
+void gasnetc_fatal(const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  char line[600];
+  if (gasnetc_g.inited)
+    snprintf(line, sizeof line, "GASNet error: %s (on node %u of %u)", msg,
+             (unsigned)gasnetc_g.mynode, (unsigned)gasnetc_g.nodes);
+  else
+    snprintf(line, sizeof line, "GASNet error: %s", msg);
+  __atomic_store_n(&gasnetc_g.exiting, 1, __ATOMIC_SEQ_CST);
+  fflush(stdout);
+  if (!gasnetc_g.inited) {
+    fprintf(stderr, "%s\n", line);
+    _exit(1);
+  }
+  boot_abort(1, line);
+}

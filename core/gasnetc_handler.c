@@ -1,0 +1,312 @@
+/*
+ * gasnetc_handler.c - the handler table and handler dispatch.
+ *
+ * Registration (spec 2.1.0.2): gasnet_attach's entries take 128..255; index 0
+ * ("don't care") gets the lowest free index from 128 up, in table order, so
+ * the same table gives the same indexes on every node. 1..63 are the core's
+ * own handlers (gasnetc_core_handlers below), 64..127 the extended API's,
+ * which it supplies through gasnete_get_handlertable() when it is linked.
+ *
+ * Dispatch: every message, from the transport (gasnetc_deliver_cb) or from
+ * loopback (gasnetc_am.c), ends in gasnetc_handler_run, which checks the
+ * index, makes the token, and calls the handler with its M arguments through
+ * a switch generated from GASNETC_AM_FOREACH_M.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "gasnetc_internal.h"
+
+GASNETC_TLS gasnetc_thread_t gasnetc_thread;
+
+static gasnetc_handler_fn_t gasnetc_handlers[256];
+
+/* The extended API's reserved handlers (64..127), if it is linked in. */
+extern const gasnet_handlerentry_t *gasnete_get_handlertable(int *numentries)
+    __attribute__((weak));
+
+/* ---- the core's own handlers ------------------------------------------- */
+
+/* Short1(code): the sender called gasnet_exit(code) (spec 2.1.0.5). Only
+ * records it: the exit happens at the next poll point, outside any handler. */
+static void gasnetc_exit_handler(gasnet_token_t token, gasnet_handlerarg_t code) {
+  (void)token;
+  __atomic_store_n(&gasnetc_g.remote_code, (int)code, __ATOMIC_RELAXED);
+  __atomic_store_n(&gasnetc_g.remote_exit, 1, __ATOMIC_RELEASE);
+}
+
+static const gasnet_handlerentry_t gasnetc_core_handlers[] = {
+  { GASNETC_HANDLER_EXIT, (void (*)())gasnetc_exit_handler },
+};
+
+/* ---- registration -------------------------------------------------------- */
+
+static int gasnetc_handler_set(int index, void (*fn)(), const char *what, int i) {
+  if (!fn) {
+    fprintf(stderr, "GASNet: gasnet_attach: %s entry %d (index %d) has a NULL fnptr\n",
+            what, i, index);
+    return GASNET_ERR_BAD_ARG;
+  }
+  if (gasnetc_handlers[index]) {
+    fprintf(stderr, "GASNet: gasnet_attach: %s entry %d: handler index %d is "
+            "registered twice\n", what, i, index);
+    return GASNET_ERR_BAD_ARG;
+  }
+  gasnetc_handlers[index] = fn;
+  return GASNET_OK;
+}
+
+static int gasnetc_handler_reserved(const gasnet_handlerentry_t *t, int n,
+                                    int lo, int hi, const char *what) {
+  for (int i = 0; i < n; i++) {
+    if (t[i].index < lo || t[i].index > hi) {
+      fprintf(stderr, "GASNet: %s handler %d outside %d..%d\n", what,
+              t[i].index, lo, hi);
+      return GASNET_ERR_BAD_ARG;
+    }
+    int rc = gasnetc_handler_set(t[i].index, t[i].fnptr, what, i);
+    if (rc) return rc;
+  }
+  return GASNET_OK;
+}
+
+int gasnetc_handler_register(gasnet_handlerentry_t *table, int numentries) {
+  int rc;
+  memset(gasnetc_handlers, 0, sizeof gasnetc_handlers);
+  rc = gasnetc_handler_reserved(gasnetc_core_handlers,
+                                (int)(sizeof gasnetc_core_handlers /
+                                      sizeof gasnetc_core_handlers[0]),
+                                1, GASNETC_HANDLER_CORE_LAST, "core");
+  if (rc) return rc;
+  if (gasnete_get_handlertable) {
+    int n = 0;
+    const gasnet_handlerentry_t *t = gasnete_get_handlertable(&n);
+    rc = gasnetc_handler_reserved(t, n, GASNETC_HANDLER_EXT_FIRST,
+                                  GASNETC_HANDLER_EXT_LAST, "extended API");
+    if (rc) return rc;
+  }
+  if (numentries < 0 || (numentries > 0 && !table)) {
+    fprintf(stderr, "GASNet: gasnet_attach: bad handler table (%p, %d entries)\n",
+            (void *)table, numentries);
+    return GASNET_ERR_BAD_ARG;
+  }
+  /* Pass 1: explicit indexes, which must be client indexes. */
+  for (int i = 0; i < numentries; i++) {
+    if (table[i].index == 0) continue;
+    if (table[i].index < GASNETC_HANDLER_CLIENT_FIRST) {
+      fprintf(stderr, "GASNet: gasnet_attach: handler table entry %d asks for "
+              "index %d; 1..127 are reserved, clients use 128..255 or 0 "
+              "(spec 2.1.0.2)\n", i, table[i].index);
+      return GASNET_ERR_BAD_ARG;
+    }
+    if ((rc = gasnetc_handler_set(table[i].index, table[i].fnptr, "handler table", i)))
+      return rc;
+  }
+  /* Pass 2: "don't care" entries get the lowest free client index. */
+  int next = GASNETC_HANDLER_CLIENT_FIRST;
+  for (int i = 0; i < numentries; i++) {
+    if (table[i].index != 0) continue;
+    while (next <= GASNETC_HANDLER_CLIENT_LAST && gasnetc_handlers[next]) next++;
+    if (next > GASNETC_HANDLER_CLIENT_LAST) {
+      fprintf(stderr, "GASNet: gasnet_attach: more than 128 client handlers\n");
+      return GASNET_ERR_BAD_ARG;
+    }
+    if ((rc = gasnetc_handler_set(next, table[i].fnptr, "handler table", i)))
+      return rc;
+    table[i].index = (gasnet_handler_t)next; /* reported back in place */
+  }
+  return GASNET_OK;
+}
+
+void gasnetc_handler_bitmap(uint8_t bits[32]) {
+  memset(bits, 0, 32);
+  for (int h = 0; h < 256; h++)
+    if (gasnetc_handlers[h]) bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+}
+
+/* ---- per-thread buffers -------------------------------------------------- */
+
+#define GASNETC_THREAD_BUFS 4 /* handler nesting depths with a cached buffer */
+static GASNETC_TLS void *gasnetc_bufs[GASNETC_THREAD_BUFS];
+static GASNETC_TLS int gasnetc_depth; /* handlers running on this thread */
+
+void *gasnetc_thread_buf(int slot) {
+  if (slot >= GASNETC_THREAD_BUFS) slot = GASNETC_THREAD_BUFS - 1;
+  if (!gasnetc_bufs[slot]) {
+    /* Once per thread and depth; not freed at thread exit (64 KiB each). */
+    if (posix_memalign(&gasnetc_bufs[slot], 64, GASNETC_AM_MAX_MEDIUM))
+      gasnetc_fatal("out of memory for a %u-byte AM buffer", GASNETC_AM_MAX_MEDIUM);
+  }
+  return gasnetc_bufs[slot];
+}
+
+int gasnetc_handler_depth(void) { return gasnetc_depth; }
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+/* GASNETC_A_M: ", a[0], ..., a[M-1]";  GASNETC_T_M: M times ", gasnet_handlerarg_t" */
+#define GASNETC_A_0
+#define GASNETC_A_1 GASNETC_A_0, a[0]
+#define GASNETC_A_2 GASNETC_A_1, a[1]
+#define GASNETC_A_3 GASNETC_A_2, a[2]
+#define GASNETC_A_4 GASNETC_A_3, a[3]
+#define GASNETC_A_5 GASNETC_A_4, a[4]
+#define GASNETC_A_6 GASNETC_A_5, a[5]
+#define GASNETC_A_7 GASNETC_A_6, a[6]
+#define GASNETC_A_8 GASNETC_A_7, a[7]
+#define GASNETC_A_9 GASNETC_A_8, a[8]
+#define GASNETC_A_10 GASNETC_A_9, a[9]
+#define GASNETC_A_11 GASNETC_A_10, a[10]
+#define GASNETC_A_12 GASNETC_A_11, a[11]
+#define GASNETC_A_13 GASNETC_A_12, a[12]
+#define GASNETC_A_14 GASNETC_A_13, a[13]
+#define GASNETC_A_15 GASNETC_A_14, a[14]
+#define GASNETC_A_16 GASNETC_A_15, a[15]
+#define GASNETC_T_0
+#define GASNETC_T_1 GASNETC_T_0, gasnet_handlerarg_t
+#define GASNETC_T_2 GASNETC_T_1, gasnet_handlerarg_t
+#define GASNETC_T_3 GASNETC_T_2, gasnet_handlerarg_t
+#define GASNETC_T_4 GASNETC_T_3, gasnet_handlerarg_t
+#define GASNETC_T_5 GASNETC_T_4, gasnet_handlerarg_t
+#define GASNETC_T_6 GASNETC_T_5, gasnet_handlerarg_t
+#define GASNETC_T_7 GASNETC_T_6, gasnet_handlerarg_t
+#define GASNETC_T_8 GASNETC_T_7, gasnet_handlerarg_t
+#define GASNETC_T_9 GASNETC_T_8, gasnet_handlerarg_t
+#define GASNETC_T_10 GASNETC_T_9, gasnet_handlerarg_t
+#define GASNETC_T_11 GASNETC_T_10, gasnet_handlerarg_t
+#define GASNETC_T_12 GASNETC_T_11, gasnet_handlerarg_t
+#define GASNETC_T_13 GASNETC_T_12, gasnet_handlerarg_t
+#define GASNETC_T_14 GASNETC_T_13, gasnet_handlerarg_t
+#define GASNETC_T_15 GASNETC_T_14, gasnet_handlerarg_t
+#define GASNETC_T_16 GASNETC_T_15, gasnet_handlerarg_t
+
+#define GASNETC_CALL_SHORT(M)                                          \
+  case M:                                                              \
+    ((void (*)(gasnet_token_t GASNETC_T_##M))fn)(tok GASNETC_A_##M);   \
+    break;
+#define GASNETC_CALL_PAYLOAD(M)                                        \
+  case M:                                                              \
+    ((void (*)(gasnet_token_t, void *, size_t GASNETC_T_##M))fn)(      \
+        tok, buf, nbytes GASNETC_A_##M);                               \
+    break;
+
+static const char *gasnetc_category_name(unsigned c) {
+  return c == GASNETC_WIRE_SHORT ? "Short" : c == GASNETC_WIRE_MEDIUM ? "Medium"
+                                                                      : "Long";
+}
+
+void gasnetc_handler_run(gasnet_node_t src, const gasnetc_wire_msg_t *m,
+                         void *buf, size_t nbytes) {
+  gasnetc_handler_fn_t fn = gasnetc_handlers[m->handler];
+  int is_request = !(m->flags & GASNETC_WIRE_F_REPLY);
+  if (GASNETC_UNLIKELY(!fn))
+    gasnetc_fatal("received an AM %s %s from node %u for handler %u, which is "
+                  "not registered on this node (spec 2.3)",
+                  is_request ? "request" : "reply",
+                  gasnetc_category_name(m->category), (unsigned)src,
+                  (unsigned)m->handler);
+  struct gasnetc_token token = { GASNETC_TOKEN_MAGIC, src, (uint8_t)is_request, 0 };
+  gasnet_token_t tok = &token;
+  gasnetc_thread_t *th = &gasnetc_thread;
+  struct gasnetc_token *outer = th->token;
+  int hsl_before = th->hsl_depth;
+  const gasnet_handlerarg_t *a = m->args;
+  th->token = tok;
+  gasnetc_depth++;
+  if (m->category == GASNETC_WIRE_SHORT) {
+    switch (m->nargs) { GASNETC_AM_FOREACH_M(GASNETC_CALL_SHORT) }
+  } else {
+    switch (m->nargs) { GASNETC_AM_FOREACH_M(GASNETC_CALL_PAYLOAD) }
+  }
+  gasnetc_depth--;
+  th->token = outer;
+  token.magic = 0; /* the token dies with the handler */
+  if (GASNETC_UNLIKELY(th->hsl_depth != hsl_before))
+    gasnetc_fatal("AM handler %u returned holding an HSL (spec 2.4.5)",
+                  (unsigned)m->handler);
+  if (is_request) GASNETC_STAT_ADD(requests_handled, 1);
+  else GASNETC_STAT_ADD(replies_handled, 1);
+}
+
+/* ---- transport callbacks ------------------------------------------------- */
+
+/* Where a Long's destination lies on this node. */
+static inline void *gasnetc_long_dest(uint64_t dest) {
+#if defined(GASNET_SEGMENT_EVERYTHING)
+  return (void *)(uintptr_t)dest;
+#else
+  return (void *)((uintptr_t)gasnetc_g.seg[gasnetc_g.mynode].addr + (uintptr_t)dest);
+#endif
+}
+
+void *gasnetc_place_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
+                       size_t paylen) {
+  gasnetc_wire_msg_t m;
+  (void)ctx; (void)src;
+  if (gasnetc_wire_decode(hdr, hdrlen, &m) || m.category != GASNETC_WIRE_LONG ||
+      paylen == 0)
+    return NULL;
+  void *dst = gasnetc_long_dest(m.dest);
+  /* Out of range: let the transport buffer it; deliver names the error. */
+  return gasnetc_segment_contains(gasnetc_g.mynode, dst, paylen) ? dst : NULL;
+}
+
+void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
+                        void *payload, size_t paylen) {
+  gasnetc_wire_msg_t m;
+  (void)ctx;
+  if (GASNETC_UNLIKELY(src >= gasnetc_g.nodes ||
+                       gasnetc_wire_decode(hdr, hdrlen, &m)))
+    gasnetc_fatal("received a malformed AM header (%zu bytes) from node %u",
+                  hdrlen, (unsigned)src);
+  gasnetc_thread.in_callback++;
+  void *buf = payload;
+  switch (m.category) {
+  case GASNETC_WIRE_SHORT:
+    buf = NULL;
+    paylen = 0;
+    break;
+  case GASNETC_WIRE_MEDIUM:
+    if (GASNETC_UNLIKELY(paylen > GASNETC_AM_MAX_MEDIUM))
+      gasnetc_fatal("received an AM Medium of %zu bytes from node %u, above "
+                    "gasnet_AMMaxMedium() = %u", paylen, (unsigned)src,
+                    GASNETC_AM_MAX_MEDIUM);
+    /* Spec 2.3.3.2: the handler's buffer is aligned for any datatype. */
+    if (((uintptr_t)payload & 15) && paylen) {
+      buf = gasnetc_thread_buf(gasnetc_depth);
+      memcpy(buf, payload, paylen);
+      GASNETC_STAT_ADD(medium_realigned, 1);
+    }
+    break;
+  case GASNETC_WIRE_LONG: {
+    void *dst = gasnetc_long_dest(m.dest);
+    if (GASNETC_UNLIKELY(!gasnetc_segment_contains(gasnetc_g.mynode, dst, paylen))) {
+      char seg[80];
+      gasnetc_segment_format(gasnetc_g.mynode, seg, sizeof seg);
+      gasnetc_fatal("received an AM Long from node %u with destination "
+                    "[%p,+%zu) outside this node's segment %s; dropped",
+                    (unsigned)src, dst, paylen, seg);
+    }
+    if (paylen && payload != dst) { /* the transport buffered it */
+      memcpy(dst, payload, paylen);
+      GASNETC_STAT_ADD(long_copied, 1);
+    }
+    buf = dst;
+    break;
+  }
+  }
+  GASNETC_STAT_ADD(payload_bytes_received, paylen);
+  gasnetc_handler_run(src, &m, buf, paylen);
+  gasnetc_thread.in_callback--;
+}
+
+void gasnetc_peer_dead_cb(void *ctx, uint32_t rank, const char *why) {
+  (void)ctx;
+  /* A peer that exits after gasnet_exit is not a failure. */
+  if (__atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE) ||
+      __atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE))
+    return;
+  gasnetc_fatal("node %u is dead or unreachable (%s); ending the job",
+                (unsigned)rank, why ? why : "no reason given");
+}

@@ -1,0 +1,298 @@
+/*
+ * gasnetc_init.c - job control (spec 2.1) and environment queries (2.2):
+ * gasnet_init, gasnet_attach, gasnet_exit, gasnet_mynode/nodes/getenv, and
+ * the SIGQUIT behaviour.
+ *
+ * Exit (spec 2.1.0.5), from any node at any time:
+ *   gasnet_exit(code): tell every other node (core handler GASNETC_HANDLER_EXIT),
+ *   flush stdio, write statistics, boot_fini(code), close the transport
+ *   (which flushes what is unacknowledged, bounded in time), _exit(code).
+ *   A node that receives the exit message acts at its next poll point
+ *   (gasnet_AMPoll, GASNET_BLOCKUNTIL, a request): it raises SIGQUIT, as the
+ *   spec says GASNet does, so a client's SIGQUIT handler runs first; then it
+ *   exits the same way with the same code, without re-notifying.
+ *   SIGQUIT from outside (the launcher sends it to ranks that do not exit by
+ *   themselves): unless the client installed its own handler, ours flushes
+ *   stdio if it can do so safely and _exits with the job's code (the code of
+ *   the exit in progress or received, else 0).
+ *   Returning from main() or calling exit() without gasnet_exit runs the same
+ *   path with the exit status (on_exit), so other nodes are not orphaned.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#include "gasnetc_internal.h"
+#include "boot.h"
+
+gasnetc_state_t gasnetc_g;
+
+/* Spec 1.8: the configuration string is embedded in the library. */
+const char gasnetc_config_ident[] __attribute__((used)) =
+    "$GASNetConfig: (libgasnet-" GASNETC_MODE_STRING ") " GASNET_CONFIG_STRING " $";
+
+static volatile sig_atomic_t gasnetc_exit_code;  /* code of the exit in progress */
+static volatile sig_atomic_t gasnetc_quit_raised; /* SIGQUIT raised by us */
+
+static void gasnetc_exit_now(int code, int notify) __attribute__((noreturn));
+
+/* ---- tunables: the core's environment, read once -------------------------
+ *   GASNET_MAX_SEGSIZE  segment cap (gasnetc_segment.c)   default: physmem/2
+ *   GASNET_SPIN_USEC    BLOCKUNTIL spins this long before sleeping  default 100
+ *   GASNET_STATSFILE    write counters at exit to <value>.<rank>    default unset */
+#define GASNETC_SPIN_USEC_DEFAULT 100
+
+static void gasnetc_read_env(void) {
+  const char *v;
+  gasnetc_g.max_local_seg = gasnetc_segment_max_from_env(boot_getenv("GASNET_MAX_SEGSIZE"));
+  gasnetc_g.spin_ns = (uint64_t)GASNETC_SPIN_USEC_DEFAULT * 1000;
+  if ((v = boot_getenv("GASNET_SPIN_USEC")) && *v) {
+    char *end;
+    unsigned long us = strtoul(v, &end, 10);
+    if (*end) gasnetc_fatal("GASNET_SPIN_USEC='%s' is not a number of microseconds", v);
+    gasnetc_g.spin_ns = (uint64_t)us * 1000;
+  }
+  v = boot_getenv("GASNET_STATSFILE");
+  gasnetc_g.statsfile = v && *v ? v : NULL;
+}
+
+/* ---- signals ------------------------------------------------------------- */
+
+/* Flush a stream from a signal handler only if no one is writing to it. */
+static void gasnetc_flush_if_free(FILE *f) {
+  if (ftrylockfile(f) == 0) {
+    fflush_unlocked(f);
+    funlockfile(f);
+  }
+}
+
+static void gasnetc_sigquit_handler(int sig) {
+  (void)sig;
+  if (gasnetc_quit_raised) return; /* ours, synchronous: the caller exits next */
+  int code = __atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE) ? gasnetc_exit_code
+             : __atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE) ? gasnetc_g.remote_code
+                                                                          : 0;
+  gasnetc_flush_if_free(stdout);
+  gasnetc_flush_if_free(stderr);
+  _exit(code);
+}
+
+static void gasnetc_on_exit(int status, void *arg) {
+  (void)arg;
+  if (__atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE)) return;
+  gasnetc_exit_now(status, 1);
+}
+
+/* ---- gasnet_init (spec 2.1.0.1) ----------------------------------------- */
+
+int gasnet_init(int *argc, char ***argv) {
+  static int called;
+  if (called) {
+    fprintf(stderr, "GASNet: gasnet_init: called twice (spec 2.1.0.1)\n");
+    return GASNET_ERR_RESOURCE;
+  }
+  called = 1;
+  if (boot_init(argc, argv) != 0) return GASNET_ERR_RESOURCE;
+  gasnetc_g.mynode = boot_rank();
+  gasnetc_g.nodes = boot_size();
+  gasnetc_g.ops = gasnetc_conduit_ops;
+  gasnetc_g.inited = 1;
+  if (gasnetc_g.nodes == 0 || gasnetc_g.nodes > GASNET_MAXNODES)
+    gasnetc_fatal("gasnet_init: a job of %u nodes; at most %u are supported",
+                  (unsigned)gasnetc_g.nodes, GASNET_MAXNODES);
+  gasnetc_read_env();
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = gasnetc_sigquit_handler;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGQUIT, &sa, NULL);
+  on_exit(gasnetc_on_exit, NULL);
+
+  /* gasnet_getMaxGlobalSegmentSize is not collective but valid right after
+   * init (spec 2.1.0.4): learn every node's maximum now. */
+  uint64_t mine = gasnetc_g.max_local_seg;
+  uint64_t *all = malloc(sizeof *all * gasnetc_g.nodes);
+  if (!all || boot_exchange(&mine, sizeof mine, all) != 0) {
+    free(all);
+    return GASNET_ERR_RESOURCE;
+  }
+  gasnetc_g.max_global_seg = (uintptr_t)mine;
+  for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
+    if (all[i] < gasnetc_g.max_global_seg) gasnetc_g.max_global_seg = (uintptr_t)all[i];
+  free(all);
+  return GASNET_OK;
+}
+
+/* ---- gasnet_attach (spec 2.1.0.2) ----------------------------------------- */
+
+/* What each node publishes at attach (boot_exchange), in host byte order:
+ * all ranks of a job run the same program on the same architecture. */
+typedef struct {
+  uint64_t seg_addr, seg_size;
+  uint64_t minheapoffset;
+  uint8_t handlers[32];     /* registered handler indexes, bit per index */
+  uint32_t addr_len;
+  uint8_t addr[GASNETC_ADDR_MAX]; /* transport address blob */
+} gasnetc_attach_rec_t;
+
+int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
+                  uintptr_t segsize, uintptr_t minheapoffset) {
+  static int called;
+  int rc;
+  if (!gasnetc_g.inited)
+    gasnetc_fatal("gasnet_attach: called before gasnet_init (spec 2.1.0.1)");
+  if (called) {
+    fprintf(stderr, "GASNet: gasnet_attach: called twice (spec 2.1.0.2)\n");
+    return GASNET_ERR_RESOURCE;
+  }
+  called = 1;
+#if !defined(GASNET_SEGMENT_EVERYTHING)
+  if (segsize % GASNET_PAGESIZE) {
+    fprintf(stderr, "GASNet: gasnet_attach: segsize %lu is not a multiple of "
+            "GASNET_PAGESIZE (%d) (spec 2.1.0.2)\n", (unsigned long)segsize,
+            GASNET_PAGESIZE);
+    return GASNET_ERR_BAD_ARG;
+  }
+#endif
+  if ((rc = gasnetc_handler_register(table, numentries))) return rc;
+  gasnet_seginfo_t myseg;
+  if ((rc = gasnetc_segment_attach(segsize, minheapoffset, &myseg))) return rc;
+
+  gasnetc_transport_config_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.myrank = gasnetc_g.mynode;
+  cfg.nranks = gasnetc_g.nodes;
+  boot_job_key(cfg.job_key);
+  if (boot_self_addr(&cfg.bind_addr, &cfg.bind_addr_len) != 0) {
+    cfg.bind_addr.ss_family = AF_UNSPEC;
+    cfg.bind_addr_len = 0;
+  }
+  cfg.getenv = boot_getenv;
+  cfg.ctx = NULL;
+  cfg.deliver = gasnetc_deliver_cb;
+  cfg.place = gasnetc_place_cb;
+  cfg.peer_dead = gasnetc_peer_dead_cb;
+  if (gasnetc_g.ops->open(&gasnetc_g.transport, &cfg) != 0) {
+    fprintf(stderr, "GASNet: gasnet_attach: cannot open the %s transport\n",
+            gasnetc_g.ops->name);
+    return GASNET_ERR_RESOURCE;
+  }
+  gasnetc_g.max_payload = gasnetc_g.ops->max_payload(gasnetc_g.transport);
+  if (gasnetc_g.max_payload < GASNETC_AM_MAX_LONG ||
+      gasnetc_g.max_payload < GASNETC_AM_MAX_MEDIUM)
+    gasnetc_fatal("gasnet_attach: the %s transport carries %zu bytes per frame, "
+                  "less than the %u this library advertises",
+                  gasnetc_g.ops->name, gasnetc_g.max_payload, GASNETC_AM_MAX_LONG);
+
+  gasnetc_attach_rec_t rec;
+  memset(&rec, 0, sizeof rec);
+  rec.seg_addr = (uintptr_t)myseg.addr;
+  rec.seg_size = myseg.size;
+  rec.minheapoffset = minheapoffset;
+  gasnetc_handler_bitmap(rec.handlers);
+  size_t alen = sizeof rec.addr;
+  if (gasnetc_g.ops->address(gasnetc_g.transport, rec.addr, &alen) != 0)
+    gasnetc_fatal("gasnet_attach: the %s transport has no address", gasnetc_g.ops->name);
+  rec.addr_len = (uint32_t)alen;
+
+  gasnet_node_t n = gasnetc_g.nodes;
+  gasnetc_attach_rec_t *all = malloc(sizeof *all * n);
+  gasnetc_g.seg = malloc(sizeof *gasnetc_g.seg * n);
+  gasnetc_g.registered = malloc(sizeof *gasnetc_g.registered * n);
+  if (!all || !gasnetc_g.seg || !gasnetc_g.registered)
+    gasnetc_fatal("gasnet_attach: out of memory for the tables of %u nodes", (unsigned)n);
+  if (boot_exchange(&rec, sizeof rec, all) != 0)
+    gasnetc_fatal("gasnet_attach: the bootstrap exchange failed");
+  for (gasnet_node_t i = 0; i < n; i++) {
+    gasnetc_g.seg[i].addr = (void *)(uintptr_t)all[i].seg_addr;
+    gasnetc_g.seg[i].size = (uintptr_t)all[i].seg_size;
+    memcpy(gasnetc_g.registered[i], all[i].handlers, 32);
+    if (all[i].minheapoffset != minheapoffset && gasnetc_g.mynode == 0)
+      fprintf(stderr, "GASNet: gasnet_attach: warning: node %u passed "
+              "minheapoffset %lu, node 0 %lu; all nodes must pass the same "
+              "value (spec 2.1.0.2)\n", (unsigned)i,
+              (unsigned long)all[i].minheapoffset, (unsigned long)minheapoffset);
+  }
+  if (gasnetc_g.ops->connect(gasnetc_g.transport,
+                             (const char *)all + offsetof(gasnetc_attach_rec_t, addr),
+                             sizeof *all) != 0)
+    gasnetc_fatal("gasnet_attach: the %s transport could not reach the other nodes",
+                  gasnetc_g.ops->name);
+  free(all);
+  gasnetc_g.attached = 1;
+  /* A successful attach is a global barrier (spec 2.1.0.2). */
+  if (boot_barrier() != 0) gasnetc_fatal("gasnet_attach: the bootstrap barrier failed");
+  return GASNET_OK;
+}
+
+/* ---- gasnet_exit (spec 2.1.0.5) ------------------------------------------- */
+
+static void gasnetc_exit_notify(int code) {
+  uint8_t hdr[GASNETC_WIRE_MAX_LEN];
+  int32_t arg = code;
+  size_t hlen = gasnetc_wire_encode(hdr, GASNETC_WIRE_SHORT, GASNETC_HANDLER_EXIT,
+                                    0, 0, 1, &arg);
+  for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
+    if (i != gasnetc_g.mynode) /* errors ignored: a dead node needs no notice */
+      (void)gasnetc_g.ops->send(gasnetc_g.transport, i, hdr, hlen, NULL, 0, 0);
+}
+
+static void gasnetc_exit_now(int code, int notify) {
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&gasnetc_g.exiting, &expected, 1, 0,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    /* Another thread is already exiting (spec 2.1.0.5: one of the codes
+     * wins); it will end the process. */
+    for (;;) pause();
+  }
+  gasnetc_exit_code = code;
+  if (gasnetc_g.attached && notify && gasnetc_g.nodes > 1) gasnetc_exit_notify(code);
+  fflush(NULL);
+  if (gasnetc_g.attached) gasnetc_stats_write();
+  /* The launcher learns the code first, so its grace period for the other
+   * nodes runs while our transport flushes. */
+  if (gasnetc_g.inited) boot_fini(code);
+  /* Not from inside a transport callback: the transport is mid-call. */
+  if (gasnetc_g.attached && !gasnetc_thread.in_callback)
+    gasnetc_g.ops->close(gasnetc_g.transport);
+  _exit(code);
+}
+
+void gasnet_exit(int exitcode) { gasnetc_exit_now(exitcode, 1); }
+
+void gasnetc_exit_check_slow(void) {
+  const gasnetc_thread_t *th = &gasnetc_thread;
+  if (th->token || th->in_callback ||
+      __atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE))
+    return;
+  int code = __atomic_load_n(&gasnetc_g.remote_code, __ATOMIC_ACQUIRE);
+  /* Spec 2.1.0.5: a node learns of a remote gasnet_exit through SIGQUIT. */
+  gasnetc_quit_raised = 1;
+  raise(SIGQUIT);
+  gasnetc_quit_raised = 0;
+  gasnetc_exit_now(code, 0);
+}
+
+/* ---- spec 2.2 ---------------------------------------------------------------- */
+
+gasnet_node_t gasnet_mynode(void) {
+  if (GASNETC_UNLIKELY(!gasnetc_g.inited))
+    gasnetc_fatal("gasnet_mynode: called before gasnet_init");
+  return gasnetc_g.mynode;
+}
+
+gasnet_node_t gasnet_nodes(void) {
+  if (GASNETC_UNLIKELY(!gasnetc_g.inited))
+    gasnetc_fatal("gasnet_nodes: called before gasnet_init");
+  return gasnetc_g.nodes;
+}
+
+char *gasnet_getenv(const char *name) {
+  if (!gasnetc_g.inited) gasnetc_fatal("gasnet_getenv: called before gasnet_init");
+  return (char *)boot_getenv(name);
+}

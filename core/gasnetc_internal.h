@@ -1,0 +1,168 @@
+/*
+ * gasnetc_internal.h - state and helpers shared by the files of core/.
+ * Not installed. Every file of core/ is compiled three times, with one of
+ * -DGASNET_SEQ, -DGASNET_PARSYNC, -DGASNET_PAR -DGASNETC_THREADS=1.
+ */
+#ifndef GASNETC_INTERNAL_H
+#define GASNETC_INTERNAL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gasnet.h"
+#include "transport.h"
+#include "gasnetc_wire.h"
+
+/* Per-thread storage: SEQ has one client thread, so plain statics do. */
+#if defined(GASNET_SEQ)
+#define GASNETC_TLS
+#else
+#define GASNETC_TLS __thread
+#endif
+
+/* Atomic add for counters touched by several threads in PAR only. */
+#if defined(GASNET_PAR)
+#define GASNETC_ATOMIC_ADD(p, n) __atomic_fetch_add((p), (n), __ATOMIC_RELAXED)
+#else
+#define GASNETC_ATOMIC_ADD(p, n) (*(p) += (n))
+#endif
+
+#define GASNETC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GASNETC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Handler indexes (spec 2.1.0.2: 0..127 reserved). 1..63 are the core's,
+ * 64..127 the extended API's, 128..255 the client's. */
+enum {
+  GASNETC_HANDLER_EXIT = 1,        /* Short1(code): a node called gasnet_exit */
+  GASNETC_HANDLER_CORE_LAST = 63,
+  GASNETC_HANDLER_EXT_FIRST = 64,
+  GASNETC_HANDLER_EXT_LAST = 127,
+  GASNETC_HANDLER_CLIENT_FIRST = 128,
+  GASNETC_HANDLER_CLIENT_LAST = 255,
+};
+
+/* What a handler's gasnet_token_t points to: lives on the dispatcher's stack
+ * for the duration of the handler. */
+#define GASNETC_TOKEN_MAGIC 0x746f6b6eu /* "tokn" */
+struct gasnetc_token {
+  uint32_t magic;
+  gasnet_node_t src;
+  uint8_t is_request; /* a request handler may reply, once */
+  uint8_t replied;
+};
+
+/* Per-thread context (spec 2.4: the no-interrupt state is per thread). */
+typedef struct {
+  struct gasnetc_token *token; /* innermost running handler's, else NULL */
+  int nis;                     /* inside gasnet_hold_interrupts() */
+  int hsl_depth;               /* HSLs held by this thread */
+  int in_callback;             /* inside a transport callback */
+} gasnetc_thread_t;
+extern GASNETC_TLS gasnetc_thread_t gasnetc_thread;
+
+/* Process-wide state, written during init/attach (one thread), read after. */
+typedef struct {
+  int inited, attached;
+  gasnet_node_t mynode, nodes;
+  const gasnetc_transport_ops_t *ops;
+  gasnetc_transport_t *transport;
+  size_t max_payload;
+
+  /* Segments (gasnetc_segment.c). */
+  uintptr_t max_local_seg, max_global_seg;
+  gasnet_seginfo_t *seg;      /* [nodes] */
+  /* Handler tables: which indexes each node registered (bit i of byte i/8). */
+  uint8_t (*registered)[32];  /* [nodes][32] */
+
+  /* Tunables, read once in gasnet_init (GASNET_* environment). */
+  uint64_t spin_ns;           /* GASNET_SPIN_USEC */
+  const char *statsfile;      /* GASNET_STATSFILE */
+
+  /* Exit (gasnetc_init.c). */
+  volatile int exiting;       /* this process is in its exit path */
+  volatile int remote_exit;   /* another node called gasnet_exit ... */
+  volatile int remote_code;   /* ... with this code */
+} gasnetc_state_t;
+extern gasnetc_state_t gasnetc_g;
+
+/* The transport this library was assembled with (core/conduit_<name>.c). */
+extern const gasnetc_transport_ops_t *const gasnetc_conduit_ops;
+
+/* ---- errors (gasnetc_errors.c) ---------------------------------------- */
+/* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */
+void gasnetc_fatal(const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 1, 2)));
+/* Fatal unless attached: the misuse "a call before attach" (spec 2.1.0.1). */
+#define GASNETC_CHECK_ATTACHED(fname)                                    \
+  do {                                                                   \
+    if (GASNETC_UNLIKELY(!gasnetc_g.attached))                           \
+      gasnetc_fatal("%s: called before gasnet_attach (spec 2.1.0.1)",    \
+                    (fname));                                            \
+  } while (0)
+
+/* ---- statistics (gasnetc_stats.c) -------------------------------------- */
+#define GASNETC_STATS(X)                                              \
+  X(requests_sent) X(replies_sent) X(loopback_msgs) X(payload_bytes_sent) \
+  X(requests_handled) X(replies_handled) X(payload_bytes_received)     \
+  X(medium_realigned) X(long_copied) X(polls) X(waits)
+enum {
+#define GASNETC_STAT_ENUM(name) GASNETC_STAT_##name,
+  GASNETC_STATS(GASNETC_STAT_ENUM)
+#undef GASNETC_STAT_ENUM
+  GASNETC_STAT_COUNT
+};
+extern uint64_t gasnetc_stats[GASNETC_STAT_COUNT];
+#define GASNETC_STAT_ADD(name, n) \
+  ((void)GASNETC_ATOMIC_ADD(&gasnetc_stats[GASNETC_STAT_##name], (uint64_t)(n)))
+/* Write this rank's counters if GASNET_STATSFILE is set. */
+void gasnetc_stats_write(void);
+
+/* ---- segments (gasnetc_segment.c) -------------------------------------- */
+uintptr_t gasnetc_segment_max_from_env(const char *value);
+int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
+                           gasnet_seginfo_t *mine);
+/* 1 when [addr, addr+n) lies in node's segment (always in EVERYTHING). */
+int gasnetc_segment_contains(gasnet_node_t node, const void *addr, size_t n);
+/* Name node's segment in a message: "[0x...,0x...)". */
+void gasnetc_segment_format(gasnet_node_t node, char *buf, size_t len);
+
+/* ---- handlers (gasnetc_handler.c) -------------------------------------- */
+typedef void (*gasnetc_handler_fn_t)();
+/* Fill the table from the client's entries and the reserved ones; 0 or a
+ * GASNET_ERR_* after printing the reason (spec 2.1.0.2). */
+int gasnetc_handler_register(gasnet_handlerentry_t *table, int numentries);
+/* The bitmap of registered indexes this node publishes at attach. */
+void gasnetc_handler_bitmap(uint8_t bits[32]);
+static inline int gasnetc_handler_registered_on(gasnet_node_t node,
+                                                gasnet_handler_t h) {
+  return (gasnetc_g.registered[node][h >> 3] >> (h & 7)) & 1;
+}
+/* Run handler m->handler for a message from src (transport or loopback). */
+void gasnetc_handler_run(gasnet_node_t src, const gasnetc_wire_msg_t *m,
+                         void *buf, size_t nbytes);
+/* Transport callbacks (installed in the transport config at attach). */
+void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr,
+                        size_t hdrlen, void *payload, size_t paylen);
+void *gasnetc_place_cb(void *ctx, uint32_t src, const void *hdr,
+                       size_t hdrlen, size_t paylen);
+void gasnetc_peer_dead_cb(void *ctx, uint32_t rank, const char *why);
+
+/* A per-thread buffer of GASNETC_AM_MAX_MEDIUM bytes, 64-byte aligned, one
+ * per handler nesting depth (a loopback reply's handler runs inside the
+ * request handler, whose buffer is still live). */
+void *gasnetc_thread_buf(int slot);
+/* Number of handlers running on this thread (0 outside handlers). */
+int gasnetc_handler_depth(void);
+
+/* ---- exit (gasnetc_init.c) ---------------------------------------------- */
+/* Called from poll points: if another node asked the job to exit, do so. */
+void gasnetc_exit_check_slow(void);
+static inline void gasnetc_exit_check(void) {
+  if (GASNETC_UNLIKELY(gasnetc_g.remote_exit)) gasnetc_exit_check_slow();
+}
+
+/* Monotonic clock, nanoseconds. */
+uint64_t gasnetc_now_ns(void);
+
+#endif /* GASNETC_INTERNAL_H */

@@ -1,0 +1,74 @@
+/*
+ * gasnetc_poll.c - making progress: gasnet_AMPoll (spec 2.3.5.1) and the
+ * step behind GASNET_BLOCKUNTIL (spec 2.3.5.2).
+ *
+ * Each is a short list of bounded phases:
+ *   1. check the calling context (attached, not in a handler, not in a
+ *      No-Interrupt Section: spec 2.4.1 / 2.4.3);
+ *   2. let the transport do one bounded, non-blocking pass (read what has
+ *      arrived, run due timers, deliver frames -> handlers);
+ *   3. BLOCKUNTIL only: after GASNET_SPIN_USEC of finding nothing, sleep in
+ *      the kernel for at most GASNETC_BLOCK_SLICE_MS, then go round again;
+ *   4. honour an exit requested by another node (spec 2.1.0.5).
+ * Loopback messages never wait here: they run inside the sending call.
+ */
+#include <time.h>
+#include <string.h>
+
+#include "gasnetc_internal.h"
+
+/* Longest single sleep of a blocked thread. Bounded so that a thread whose
+ * condition was set by a handler run on another thread (PAR), which the
+ * transport knows nothing of, still re-evaluates it promptly (spec 2.3.5.2
+ * implementor's note). */
+#define GASNETC_BLOCK_SLICE_MS 1
+
+uint64_t gasnetc_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void gasnetc_poll_check_context(const char *fname) {
+  const gasnetc_thread_t *th = &gasnetc_thread;
+  GASNETC_CHECK_ATTACHED(fname);
+  if (GASNETC_UNLIKELY(th->token))
+    gasnetc_fatal("%s: called inside an AM handler (spec 2.4.1)", fname);
+  if (GASNETC_UNLIKELY(th->nis || th->hsl_depth))
+    gasnetc_fatal("%s: called inside a No-Interrupt Section or holding an HSL "
+                  "(spec 2.4.3)", fname);
+}
+
+static int gasnetc_poll_transport(void) {
+  GASNETC_STAT_ADD(polls, 1);
+  int n = gasnetc_g.ops->poll(gasnetc_g.transport);
+  if (GASNETC_UNLIKELY(n < 0) &&
+      !__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE))
+    gasnetc_fatal("gasnet_AMPoll: the %s transport failed: %s",
+                  gasnetc_g.ops->name, strerror(-n));
+  return n;
+}
+
+int gasnet_AMPoll(void) {
+  gasnetc_poll_check_context("gasnet_AMPoll");
+  gasnetc_poll_transport();
+  gasnetc_exit_check();
+  return GASNET_OK;
+}
+
+void gasnetc_block_step(gasnetc_block_t *state) {
+  gasnetc_poll_check_context("GASNET_BLOCKUNTIL");
+  if (gasnetc_poll_transport() > 0) {
+    state->idle_since_ns = 0;
+  } else {
+    uint64_t now = gasnetc_now_ns();
+    if (state->idle_since_ns == 0) {
+      state->idle_since_ns = now;
+    } else if (now - state->idle_since_ns >= gasnetc_g.spin_ns) {
+      GASNETC_STAT_ADD(waits, 1);
+      int n = gasnetc_g.ops->wait(gasnetc_g.transport, GASNETC_BLOCK_SLICE_MS);
+      if (n > 0) state->idle_since_ns = 0;
+    }
+  }
+  gasnetc_exit_check();
+}

@@ -1,0 +1,143 @@
+/*
+ * gasnetc_segment.c - the remote-access segment (spec 2.1.0.2-2.1.0.4,
+ * 2.2.0.3): its maximum size, its mmap at attach, the job's segment table,
+ * and the range checks Long messages use.
+ *
+ * GASNET_MAX_SEGSIZE caps the segment: a size with an optional K/M/G/T suffix
+ * (powers of 1024, optional trailing "B"), e.g. "256MB", or a fraction of the
+ * physical memory, e.g. "0.25". Default: half of physical memory. The memory
+ * is mapped MAP_NORESERVE, so only pages the job touches cost anything.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "gasnetc_internal.h"
+
+#define GASNETC_PAGE_DOWN(x) ((x) & ~(uintptr_t)(GASNET_PAGESIZE - 1))
+#define GASNETC_PAGE_UP(x) GASNETC_PAGE_DOWN((x) + GASNET_PAGESIZE - 1)
+
+static uintptr_t gasnetc_physmem(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || psize <= 0) return (uintptr_t)1 << 30; /* guess 1 GiB */
+  return (uintptr_t)pages * (uintptr_t)psize;
+}
+
+uintptr_t gasnetc_segment_max_from_env(const char *value) {
+#if defined(GASNET_SEGMENT_EVERYTHING)
+  (void)value;
+  return (uintptr_t)-1; /* spec 2.1.0.3 */
+#else
+  uintptr_t phys = gasnetc_physmem();
+  if (!value || !*value) return GASNETC_PAGE_DOWN(phys / 2);
+  char *end;
+  errno = 0;
+  double v = strtod(value, &end);
+  if (end == value || errno || v < 0)
+    gasnetc_fatal("GASNET_MAX_SEGSIZE='%s' is not a size (e.g. 256MB, 2G, 0.5)",
+                  value);
+  double mult = 1;
+  switch (toupper((unsigned char)*end)) {
+  case 'K': mult = 1024.0; end++; break;
+  case 'M': mult = 1024.0 * 1024; end++; break;
+  case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+  case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+  case '\0': if (v < 1.0) mult = (double)phys; break; /* a fraction */
+  default: break;
+  }
+  if (toupper((unsigned char)end[0]) == 'I' && toupper((unsigned char)end[1]) == 'B')
+    end += 2;
+  else if (toupper((unsigned char)*end) == 'B')
+    end++;
+  if (*end)
+    gasnetc_fatal("GASNET_MAX_SEGSIZE='%s' is not a size (e.g. 256MB, 2G, 0.5)",
+                  value);
+  double bytes = v * mult;
+  if (bytes > (double)(UINTPTR_MAX / 2)) bytes = (double)(UINTPTR_MAX / 2);
+  return GASNETC_PAGE_DOWN((uintptr_t)bytes);
+#endif
+}
+
+uintptr_t gasnet_getMaxLocalSegmentSize(void) {
+  if (!gasnetc_g.inited)
+    gasnetc_fatal("gasnet_getMaxLocalSegmentSize: called before gasnet_init");
+  return gasnetc_g.max_local_seg;
+}
+
+uintptr_t gasnet_getMaxGlobalSegmentSize(void) {
+  if (!gasnetc_g.inited)
+    gasnetc_fatal("gasnet_getMaxGlobalSegmentSize: called before gasnet_init");
+  return gasnetc_g.max_global_seg;
+}
+
+/* Map this node's segment: at most segsize (capped by the maximum), page
+ * aligned, halving on failure. minheapoffset (spec 2.1.0.2): the segment must
+ * start at least that far above the current end of the heap; on Linux mmap
+ * places it far above the break already, we only check and retry with a hint. */
+int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
+                           gasnet_seginfo_t *mine) {
+#if defined(GASNET_SEGMENT_EVERYTHING)
+  (void)segsize; (void)minheapoffset;
+  mine->addr = 0;
+  mine->size = (uintptr_t)-1;
+  return GASNET_OK;
+#else
+  mine->addr = NULL;
+  mine->size = 0;
+  if (segsize == 0) return GASNET_OK; /* no segment: no Long can target us */
+  if (segsize > gasnetc_g.max_local_seg) segsize = gasnetc_g.max_local_seg;
+  uintptr_t heap_end = (uintptr_t)sbrk(0);
+  for (uintptr_t size = segsize; size >= GASNET_PAGESIZE;
+       size = GASNETC_PAGE_DOWN(size / 2)) {
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) continue;
+    if ((uintptr_t)p < heap_end + minheapoffset && (uintptr_t)p + size > heap_end) {
+      munmap(p, size);
+      void *hint = (void *)GASNETC_PAGE_UP(heap_end + minheapoffset);
+      p = mmap(hint, size, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED) continue;
+    }
+    mine->addr = p;
+    mine->size = size;
+    return GASNET_OK;
+  }
+  fprintf(stderr, "GASNet: gasnet_attach: cannot map a segment of %lu bytes: %s\n",
+          (unsigned long)segsize, strerror(errno));
+  return GASNET_ERR_RESOURCE;
+#endif
+}
+
+int gasnetc_segment_contains(gasnet_node_t node, const void *addr, size_t n) {
+#if defined(GASNET_SEGMENT_EVERYTHING)
+  (void)node; (void)addr; (void)n;
+  return 1; /* spec 2.1.0.2: the client's responsibility */
+#else
+  const gasnet_seginfo_t *s = &gasnetc_g.seg[node];
+  uintptr_t a = (uintptr_t)addr, base = (uintptr_t)s->addr;
+  if (n == 0) return 1; /* nothing is written */
+  return a >= base && n <= s->size && a - base <= s->size - n;
+#endif
+}
+
+void gasnetc_segment_format(gasnet_node_t node, char *buf, size_t len) {
+  const gasnet_seginfo_t *s = &gasnetc_g.seg[node];
+  if (s->size == 0)
+    snprintf(buf, len, "(none: segment size 0)");
+  else
+    snprintf(buf, len, "[%p,%p)", s->addr, (void *)((uintptr_t)s->addr + s->size));
+}
+
+int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries) {
+  GASNETC_CHECK_ATTACHED("gasnet_getSegmentInfo");
+  if (numentries < 0 || (numentries > 0 && !seginfo_table))
+    return GASNET_ERR_BAD_ARG;
+  int n = numentries < (int)gasnetc_g.nodes ? numentries : (int)gasnetc_g.nodes;
+  for (int i = 0; i < n; i++) seginfo_table[i] = gasnetc_g.seg[i];
+  return GASNET_OK;
+}

@@ -1,0 +1,131 @@
+/*
+ * gasnetc_wire.h - the core's frame header: the opaque "hdr" a transport
+ * carries in front of each AM payload (core/transport.h). Defined, encoded
+ * and decoded here only.
+ *
+ * Byte order: every multi-byte field is little-endian on the wire.
+ *
+ *   offset size field
+ *   0      1    category   GASNETC_WIRE_SHORT / _MEDIUM / _LONG
+ *   1      1    handler    index in the target's handler table (1..255)
+ *   2      1    nargs      0..16
+ *   3      1    flags      GASNETC_WIRE_F_REPLY | GASNETC_WIRE_F_ASYNC
+ *   4      1    version    GASNETC_WIRE_VERSION
+ *   5      3    reserved   zero
+ *   8      8    dest       Long only: destination offset in the target's
+ *                          segment (SEGMENT_EVERYTHING: the address itself)
+ *   8/16   4*n  args       gasnet_handlerarg_t, n = nargs
+ *
+ * The payload (Medium, Long) is the frame's payload, not part of the header.
+ */
+#ifndef GASNETC_WIRE_H
+#define GASNETC_WIRE_H
+
+#include <stdint.h>
+#include <string.h>
+#include <stddef.h>
+
+#include "transport.h"
+
+enum {
+  GASNETC_WIRE_SHORT = 1,
+  GASNETC_WIRE_MEDIUM = 2,
+  GASNETC_WIRE_LONG = 3,
+};
+
+enum {
+  GASNETC_WIRE_F_REPLY = 1u << 0, /* a reply; else a request */
+  GASNETC_WIRE_F_ASYNC = 1u << 1, /* sent by RequestLongAsync (informational) */
+};
+
+#define GASNETC_WIRE_VERSION 1
+#define GASNETC_WIRE_MAX_ARGS 16
+
+typedef struct {
+  uint8_t category, handler, nargs, flags;
+  uint8_t version, reserved[3];
+} gasnetc_wire_fixed_t;
+
+#define GASNETC_WIRE_FIXED_LEN 8
+#define GASNETC_WIRE_DEST_LEN 8
+#define GASNETC_WIRE_MAX_LEN \
+  (GASNETC_WIRE_FIXED_LEN + GASNETC_WIRE_DEST_LEN + 4 * GASNETC_WIRE_MAX_ARGS)
+
+_Static_assert(sizeof(gasnetc_wire_fixed_t) == GASNETC_WIRE_FIXED_LEN,
+               "fixed header is 8 bytes");
+_Static_assert(GASNETC_WIRE_MAX_LEN == 80, "largest header is 80 bytes");
+_Static_assert(GASNETC_WIRE_MAX_LEN <= GASNETC_HDR_MAX,
+               "header fits the transport's limit");
+
+/* A decoded header, in host form. */
+typedef struct {
+  uint8_t category, handler, nargs, flags;
+  uint64_t dest; /* Long only */
+  int32_t args[GASNETC_WIRE_MAX_ARGS];
+} gasnetc_wire_msg_t;
+
+static inline void gasnetc_wire_put32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline uint32_t gasnetc_wire_get32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+static inline void gasnetc_wire_put64(uint8_t *p, uint64_t v) {
+  gasnetc_wire_put32(p, (uint32_t)v);
+  gasnetc_wire_put32(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint64_t gasnetc_wire_get64(const uint8_t *p) {
+  return (uint64_t)gasnetc_wire_get32(p) |
+         (uint64_t)gasnetc_wire_get32(p + 4) << 32;
+}
+
+/* Length of the header for this category and argument count. */
+static inline size_t gasnetc_wire_len(unsigned category, unsigned nargs) {
+  return GASNETC_WIRE_FIXED_LEN +
+         (category == GASNETC_WIRE_LONG ? GASNETC_WIRE_DEST_LEN : 0) +
+         4 * (size_t)nargs;
+}
+
+/* Encode into buf (GASNETC_WIRE_MAX_LEN bytes); returns the length. */
+static inline size_t gasnetc_wire_encode(uint8_t *buf, unsigned category,
+                                         unsigned handler, unsigned flags,
+                                         uint64_t dest, unsigned nargs,
+                                         const int32_t *args) {
+  uint8_t *p = buf;
+  p[0] = (uint8_t)category; p[1] = (uint8_t)handler;
+  p[2] = (uint8_t)nargs; p[3] = (uint8_t)flags;
+  p[4] = GASNETC_WIRE_VERSION; p[5] = p[6] = p[7] = 0;
+  p += GASNETC_WIRE_FIXED_LEN;
+  if (category == GASNETC_WIRE_LONG) {
+    gasnetc_wire_put64(p, dest);
+    p += GASNETC_WIRE_DEST_LEN;
+  }
+  for (unsigned i = 0; i < nargs; i++, p += 4)
+    gasnetc_wire_put32(p, (uint32_t)args[i]);
+  return (size_t)(p - buf);
+}
+
+/* Decode; 0, or -1 when the header is malformed (the caller names it). */
+static inline int gasnetc_wire_decode(const void *hdr, size_t len,
+                                      gasnetc_wire_msg_t *m) {
+  const uint8_t *p = (const uint8_t *)hdr;
+  if (len < GASNETC_WIRE_FIXED_LEN || p[4] != GASNETC_WIRE_VERSION) return -1;
+  m->category = p[0]; m->handler = p[1]; m->nargs = p[2]; m->flags = p[3];
+  if (m->category < GASNETC_WIRE_SHORT || m->category > GASNETC_WIRE_LONG ||
+      m->nargs > GASNETC_WIRE_MAX_ARGS ||
+      len != gasnetc_wire_len(m->category, m->nargs))
+    return -1;
+  p += GASNETC_WIRE_FIXED_LEN;
+  m->dest = 0;
+  if (m->category == GASNETC_WIRE_LONG) {
+    m->dest = gasnetc_wire_get64(p);
+    p += GASNETC_WIRE_DEST_LEN;
+  }
+  for (unsigned i = 0; i < m->nargs; i++, p += 4)
+    m->args[i] = (int32_t)gasnetc_wire_get32(p);
+  return 0;
+}
+
+#endif /* GASNETC_WIRE_H */

@@ -1,0 +1,15 @@
+#!/bin/bash
+# timeout: 120
+# The transport tests under valgrind memcheck: no invalid access, no use of
+# uninitialised memory (incl. in datagrams sent), no definite leak. Skipped
+# with a message when valgrind is not installed (Debian package: valgrind).
+set -eu
+top="${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}"
+if ! command -v valgrind >/dev/null; then echo "SKIP: valgrind not installed"; exit 0; fi
+vg="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+echo "== memcheck t_amudp_forge"; $vg "$top/tests/amudp/t_amudp_forge"
+echo "== memcheck t_amudp_stress 2 300 3"; $vg "$top/tests/amudp/t_amudp_stress" 2 300 3
+echo "== memcheck GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05 t_amudp_stress 3 60 3"
+GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05 $vg "$top/tests/amudp/t_amudp_stress" 3 60 3
+echo "== memcheck t_amudp_dead"; GASNET_UDP_TIMEOUT=2 $vg "$top/tests/amudp/t_amudp_dead"
+echo "memcheck: no errors (a rank with errors exits 9 and fails its test)"

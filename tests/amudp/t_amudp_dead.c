@@ -1,0 +1,94 @@
+/*
+ * t_amudp_dead - a rank that stops answering (SIGSTOP) is declared dead by
+ * the others after GASNET_UDP_TIMEOUT, naming it, whether or not they have
+ * data pending for it.
+ *
+ * 3 ranks exchange frames, then enter a barrier; before releasing it the
+ * parent SIGSTOPs rank 2. Rank 0 then just waits (like a rank blocked in a
+ * barrier on rank 2, owing it nothing); rank 1 first sends rank 2 a frame
+ * that can never be acknowledged. Both must get peer_dead(2, "...") within
+ * [timeout - 0.5 s, timeout + 2.5 s], must not declare each other dead, and
+ * a later send to rank 2 must fail with -EPIPE.
+ */
+#include "amudp_tjob.h"
+
+static int g_got, g_dead_rank = -1, g_dead_calls;
+static char g_why[128];
+static double g_dead_at;
+static tjob_t *g_job;
+
+static void on_deliver(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
+                       void *payload, size_t paylen) {
+  (void)ctx; (void)src; (void)hdr; (void)hdrlen; (void)payload; (void)paylen;
+  g_got++;
+}
+
+static void on_dead(void *ctx, uint32_t rank, const char *why) {
+  (void)ctx;
+  g_dead_calls++;
+  if (g_dead_rank < 0) {
+    g_dead_rank = (int)rank;
+    snprintf(g_why, sizeof g_why, "%s", why ? why : "(null)");
+    g_dead_at = tjob_now();
+  }
+}
+
+static void setup(tjob_t *j, void *arg) {
+  (void)arg;
+  j->cfg.deliver = on_deliver;
+  j->cfg.peer_dead = on_dead;
+}
+
+static void stop_rank2(int round, const pid_t *pids, uint32_t n) {
+  (void)n;
+  if (round == 0) {
+    kill(pids[2], SIGSTOP);
+    printf("parent: SIGSTOPped rank 2 (pid %d)\n", (int)pids[2]);
+    fflush(stdout);
+  }
+}
+
+static int body(tjob_t *j, void *arg) {
+  (void)arg;
+  g_job = j;
+  double timeout = atof(getenv("GASNET_UDP_TIMEOUT"));
+  char hdr[8] = "hello";
+  for (uint32_t r = 0; r < j->n; r++)
+    if (r != j->rank && amudp_ops.send(j->t, r, hdr, sizeof hdr, NULL, 0, 0)) return 1;
+  while (g_got < (int)j->n - 1) amudp_ops.wait(j->t, 10);
+  tjob_barrier(j); /* rank 2 is stopped inside this barrier */
+  double t0 = tjob_now();
+  if (j->rank == 1)
+    amudp_ops.send(j->t, 2, hdr, sizeof hdr, "never acked", 11, 0);
+  while (g_dead_rank < 0 && tjob_now() < t0 + timeout + 5) amudp_ops.wait(j->t, 100);
+  double el = g_dead_rank >= 0 ? g_dead_at - t0 : -1;
+  /* a little longer: nobody else may be declared dead */
+  double t1 = tjob_now();
+  while (tjob_now() < t1 + 0.5) amudp_ops.wait(j->t, 50);
+  int rc = amudp_ops.send(j->t, 2, hdr, sizeof hdr, NULL, 0, 0);
+  int ok = g_dead_rank == 2 && g_dead_calls == 1 && el >= timeout - 0.5 &&
+           el <= timeout + 2.5 && strstr(g_why, "no answer") && rc == -EPIPE;
+  printf("rank %u (%s): peer_dead(rank %d, \"%s\") after %.2f s (expected rank 2 within "
+         "[%.1f, %.1f] s), %d call(s) (expected 1); send to rank 2 then returns %d "
+         "(expected %d): %s\n",
+         j->rank, j->rank == 1 ? "with unacked data for rank 2" : "idle, only waiting",
+         g_dead_rank, g_why, el, timeout - 0.5, timeout + 2.5, g_dead_calls, rc, -EPIPE,
+         ok ? "ok" : "MISMATCH");
+  printf("rank %u: pings sent %lld, retransmitted %lld, peers_dead %lld\n", j->rank,
+         tjob_stat(j->t, "udp_pings_sent"), tjob_stat(j->t, "udp_retransmitted"),
+         tjob_stat(j->t, "udp_peers_dead"));
+  return ok ? 0 : 1;
+}
+
+int main(void) {
+  if (!getenv("GASNET_UDP_TIMEOUT")) setenv("GASNET_UDP_TIMEOUT", "2", 1);
+  printf("t_amudp_dead: 3 ranks, GASNET_UDP_TIMEOUT=%s, rank 2 gets SIGSTOP\n",
+         getenv("GASNET_UDP_TIMEOUT"));
+  tjob_on_barrier = stop_rank2;
+  tjob_victim = 2;
+  double t0 = tjob_now();
+  int rc = tjob_run(3, setup, body, NULL, NULL);
+  printf("t_amudp_dead: %s (%.1f s)\n", rc ? "FAILED" : "stopped rank detected as dead by both others",
+         tjob_now() - t0);
+  return rc;
+}

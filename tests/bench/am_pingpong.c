@@ -1,0 +1,191 @@
+/*
+ * am_pingpong.c - AM round trip and flood rate between node 0 and node 1,
+ * beside a raw UDP busy-poll ping-pong measured in the same run.
+ *
+ *   gasnetrun -n 2 tests/bench/am_pingpong [ITERS]
+ *
+ * 1. raw: a plain UDP socket per node (127.0.0.1, or AM_BENCH_RAW_IP), ports
+ *    exchanged with AMs; node 0 sends a 16-byte datagram, node 1 spins on
+ *    recv(MSG_DONTWAIT) and echoes it: the floor any UDP AM layer stands on.
+ * 2. AM ping-pong: Short0, Medium and Long of 0 bytes to the maxima; the
+ *    request handler replies with the same category and size (Long: into
+ *    node 0's segment); node 0 waits with GASNET_BLOCKUNTIL.
+ * 3. flood: node 0 sends a stream of requests without replies, node 1 counts
+ *    them; rate = messages / time until node 1 has seen the last one.
+ * Times are microseconds per round trip (mean and median).
+ */
+#define GASNET_SEQ 1
+#include <gasnet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+enum { H_PING = 128, H_PONG, H_MPING, H_MPONG, H_LPING, H_LPONG, H_FLOOD, H_FLOODACK, H_PORT, H_DONE };
+
+static volatile int pongs, port_peer, flood_seen, flood_acked, done;
+static gasnet_seginfo_t seg[2];
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void h_ping(gasnet_token_t t) { gasnet_AMReplyShort0(t, H_PONG); }
+static void h_pong(gasnet_token_t t) { (void)t; pongs++; }
+static void h_mping(gasnet_token_t t, void *buf, size_t n) { gasnet_AMReplyMedium0(t, H_MPONG, buf, n); }
+static void h_mpong(gasnet_token_t t, void *buf, size_t n) { (void)t; (void)buf; (void)n; pongs++; }
+static void h_lping(gasnet_token_t t, void *buf, size_t n) {
+  gasnet_AMReplyLong0(t, H_LPONG, buf, n, seg[0].addr);
+}
+static void h_lpong(gasnet_token_t t, void *buf, size_t n) { (void)t; (void)buf; (void)n; pongs++; }
+static void h_flood(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t last) {
+  (void)buf; (void)n;
+  flood_seen++;
+  if (last) gasnet_AMReplyShort0(t, H_FLOODACK);
+}
+static void h_floodack(gasnet_token_t t) { (void)t; flood_acked++; }
+static void h_port(gasnet_token_t t, gasnet_handlerarg_t port) { (void)t; port_peer = port; }
+static void h_done(gasnet_token_t t) { (void)t; done = 1; }
+
+/* ---- 1. raw UDP busy-poll ping-pong ---------------------------------------- */
+static double raw_probe(int iters, double *median) {
+  gasnet_node_t me = gasnet_mynode();
+  const char *ip = gasnet_getenv("AM_BENCH_RAW_IP");
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET };
+  a.sin_addr.s_addr = htonl(INADDR_ANY);
+  bind(fd, (struct sockaddr *)&a, sizeof a);
+  socklen_t alen = sizeof a;
+  getsockname(fd, (struct sockaddr *)&a, &alen);
+  gasnet_AMRequestShort1(1 - me, H_PORT, ntohs(a.sin_port));
+  GASNET_BLOCKUNTIL(port_peer != 0);
+  struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port_peer) };
+  inet_pton(AF_INET, ip && *ip ? ip : "127.0.0.1", &peer.sin_addr);
+  char msg[16] = "raw-udp-probe";
+  double *rtt = malloc(sizeof *rtt * iters), sum = 0;
+  for (int i = -100; i < iters; i++) { /* 100 warm-up rounds */
+    double t0 = now_us();
+    if (me == 0) sendto(fd, msg, sizeof msg, 0, (struct sockaddr *)&peer, sizeof peer);
+    /* busy poll; now and then serve GASNet too, so that an AM of the port
+     * exchange still in retransmission (GASNET_UDP_DROP) reaches the peer */
+    for (unsigned spins = 1; recv(fd, msg, sizeof msg, MSG_DONTWAIT) < 0; spins++)
+      if (spins % 4096 == 0) gasnet_AMPoll();
+    if (me == 1) sendto(fd, msg, sizeof msg, 0, (struct sockaddr *)&peer, sizeof peer);
+    if (i >= 0) { rtt[i] = now_us() - t0; sum += rtt[i]; }
+  }
+  close(fd);
+  qsort(rtt, iters, sizeof *rtt, cmp_double);
+  *median = rtt[iters / 2];
+  free(rtt);
+  return sum / iters;
+}
+
+/* ---- 2. AM ping-pong ------------------------------------------------------- */
+static char *srcbuf;
+static double am_rtt(int cat, size_t n, int iters, double *median) {
+  double *rtt = malloc(sizeof *rtt * iters), sum = 0;
+  for (int i = -20; i < iters; i++) {
+    int want = pongs + 1;
+    double t0 = now_us();
+    if (cat == 0) gasnet_AMRequestShort0(1, H_PING);
+    else if (cat == 1) gasnet_AMRequestMedium0(1, H_MPING, srcbuf, n);
+    else gasnet_AMRequestLong0(1, H_LPING, srcbuf, n, seg[1].addr);
+    GASNET_BLOCKUNTIL(pongs == want);
+    if (i >= 0) { rtt[i] = now_us() - t0; sum += rtt[i]; }
+  }
+  qsort(rtt, iters, sizeof *rtt, cmp_double);
+  *median = rtt[iters / 2];
+  free(rtt);
+  return sum / iters;
+}
+
+/* ---- 3. flood -------------------------------------------------------------- */
+static double flood_rate(int cat, size_t n, int count) {
+  int want = flood_acked + 1;
+  double t0 = now_us();
+  for (int i = 0; i < count; i++) {
+    int last = i == count - 1;
+    if (cat == 1) gasnet_AMRequestMedium1(1, H_FLOOD, srcbuf, n, last);
+    else gasnet_AMRequestLong1(1, H_FLOOD, srcbuf, n, seg[1].addr, last);
+  }
+  GASNET_BLOCKUNTIL(flood_acked == want);
+  return count / ((now_us() - t0) / 1e6);
+}
+
+int main(int argc, char **argv) {
+  gasnet_handlerentry_t table[] = {
+    { H_PING, (void (*)())h_ping }, { H_PONG, (void (*)())h_pong },
+    { H_MPING, (void (*)())h_mping }, { H_MPONG, (void (*)())h_mpong },
+    { H_LPING, (void (*)())h_lping }, { H_LPONG, (void (*)())h_lpong },
+    { H_FLOOD, (void (*)())h_flood }, { H_FLOODACK, (void (*)())h_floodack },
+    { H_PORT, (void (*)())h_port }, { H_DONE, (void (*)())h_done },
+  };
+  if (gasnet_init(&argc, &argv) != GASNET_OK) return 1;
+  int iters = argc > 1 ? atoi(argv[1]) : 2000;
+  if (gasnet_nodes() != 2) {
+    if (gasnet_mynode() == 0) fprintf(stderr, "am_pingpong: run on exactly 2 nodes\n");
+    gasnet_exit(1);
+  }
+  size_t maxlong = gasnet_AMMaxLongRequest();
+  if (gasnet_attach(table, 10, (maxlong + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE,
+                    0) != GASNET_OK)
+    gasnet_exit(1);
+  gasnet_getSegmentInfo(seg, 2);
+  srcbuf = calloc(1, maxlong);
+  gasnet_node_t me = gasnet_mynode();
+  const char *drop = gasnet_getenv("GASNET_UDP_DROP");
+
+  double rawmed, raw = raw_probe(iters * 5, &rawmed);
+  if (me == 1) { /* serve until node 0 is done */
+    GASNET_BLOCKUNTIL(done);
+    gasnet_exit(0);
+  }
+  printf("# am_pingpong: node 0 <-> node 1, %d round trips per size, GASNET_UDP_DROP=%s\n", iters,
+         drop ? drop : "0");
+  printf("%-28s %10s %10s\n", "round trip", "mean(us)", "median(us)");
+  printf("%-28s %10.2f %10.2f\n", "raw UDP busy-poll 16 B", raw, rawmed);
+  double med, shortmed, shortrtt = am_rtt(0, 0, iters * 5, &shortmed);
+  printf("%-28s %10.2f %10.2f\n", "AM Short 0 args", shortrtt, shortmed);
+  size_t msizes[] = { 0, 8, 512, 4096, 16384, gasnet_AMMaxMedium() };
+  for (size_t k = 0; k < sizeof msizes / sizeof msizes[0]; k++) {
+    char label[40];
+    snprintf(label, sizeof label, "AM Medium %zu B", msizes[k]);
+    double m = am_rtt(1, msizes[k], msizes[k] > 16384 ? iters / 4 + 1 : iters, &med);
+    printf("%-28s %10.2f %10.2f\n", label, m, med);
+  }
+  size_t lsizes[] = { 0, 8, 4096, 65536, 262144, maxlong };
+  for (size_t k = 0; k < sizeof lsizes / sizeof lsizes[0]; k++) {
+    char label[40];
+    snprintf(label, sizeof label, "AM Long %zu B", lsizes[k]);
+    int it = lsizes[k] >= 262144 ? iters / 20 + 1 : lsizes[k] >= 65536 ? iters / 4 + 1 : iters;
+    double m = am_rtt(2, lsizes[k], it, &med);
+    printf("%-28s %10.2f %10.2f\n", label, m, med);
+  }
+  printf("%-28s %12s %12s\n", "one-way flood", "msgs/s", "MB/s");
+  struct { int cat; size_t n; int count; } fl[] = {
+    { 1, 0, iters * 10 }, { 1, 1024, iters * 5 }, { 1, gasnet_AMMaxMedium(), iters / 4 + 1 },
+    { 2, maxlong, iters / 40 + 1 } };
+  for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++) {
+    char label[40];
+    snprintf(label, sizeof label, "AM %s %zu B", fl[k].cat == 1 ? "Medium" : "Long", fl[k].n);
+    double r = flood_rate(fl[k].cat, fl[k].n, fl[k].count);
+    printf("%-28s %12.0f %12.1f\n", label, r, r * fl[k].n / 1e6);
+  }
+  printf("summary: Short AM round trip mean %.2f us, median %.2f us; raw UDP mean %.2f us, median "
+         "%.2f us; ratio of means %.2fx, of medians %.2fx (goal <= 1.3x)\n",
+         shortrtt, shortmed, raw, rawmed, shortrtt / raw, shortmed / rawmed);
+  fflush(stdout);
+  gasnet_AMRequestShort0(1, H_DONE);
+  gasnet_exit(0);
+}

@@ -1,0 +1,29 @@
+#!/bin/bash
+# t-amstress.sh - the AM stress test (t_amstress: every category, M = 0..16,
+# random payloads up to the maxima, storms between all pairs) on 2, 4 and 8
+# ranks, then on 8 ranks again with injected loss, duplication and
+# reordering; the faulty run must pass with the same totals as the clean one
+# (the traffic is seeded, so the totals are identical).
+# timeout: 200
+set -u
+cd "$TOP/tests/core" || exit 1
+fails=0
+run() { # label, env..., -- , ranks
+  local label=$1; shift
+  echo "== $label"
+  out=$(env "$@" 2>&1); rc=$?
+  echo "$out" | grep -E 'node 0:|error|FAIL|GASNet' | head -20
+  total=$(echo "$out" | sed -n 's/^node 0: all nodes: \(.*\)$/\1/p')
+  echo "exit $rc; totals: ${total:-none}"
+  [ "$rc" = 0 ] && [ -n "$total" ] || { echo "FAIL: $label"; fails=$((fails + 1)); }
+}
+for n in 2 4; do run "clean, $n ranks" "$GASNETRUN" -n $n ./t_amstress 300; done
+run "clean, 8 ranks" "$GASNETRUN" -n 8 ./t_amstress 300
+clean=$total
+run "8 ranks, GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05" \
+  GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05 "$GASNETRUN" -n 8 ./t_amstress 300
+echo "clean totals:  $clean"
+echo "faulty totals: $total"
+[ -n "$clean" ] && [ "$clean" = "$total" ] || { echo "FAIL: totals differ"; fails=$((fails + 1)); }
+[ $fails = 0 ] && echo "t-amstress: all passed"
+exit $fails

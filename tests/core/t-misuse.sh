@@ -1,0 +1,37 @@
+#!/bin/bash
+# t-misuse.sh - each misuse of the core API ends the job with a message
+# naming the call and the problem and a non-zero exit (spec 2.3): run
+# t_misuse CASE on 2 ranks (node 0 misbehaves towards node 1) and once on
+# 1 rank (loopback), grep the message, check the exit code.
+# timeout: 150
+set -u
+cd "$TOP/tests/core" || exit 1
+fails=0
+check() { # ranks case expected-text
+  local n=$1 c=$2 want=$3
+  out=$("$GASNETRUN" -n "$n" ./t_misuse "$c" 2>&1); rc=$?
+  if [ "$rc" != 0 ] && echo "$out" | grep -qF -- "$want"; then
+    echo "ok   -n $n $c: exit $rc, message: $(echo "$out" | grep -F -- "$want" | head -1)"
+  else
+    echo "FAIL -n $n $c: exit $rc (want non-zero), want message containing: $want"
+    echo "$out" | sed 's/^/     | /' | tail -8
+    fails=$((fails + 1))
+  fi
+}
+check 2 unregistered "gasnet_AMRequestShort0: handler 222 is not registered on node 1"
+check 2 long-outside "gasnet_AMRequestLong3: destination ["
+check 2 long-outside "outside node 1's segment ["
+check 2 medium-too-big "gasnet_AMRequestMedium0: payload of 65537 bytes is above gasnet_AMMaxMedium() = 65536"
+check 2 long-too-big "gasnet_AMRequestLong0: payload of 1048577 bytes is above gasnet_AMMaxLongRequest() = 1048576"
+check 2 second-reply "gasnet_AMReplyShort0: second reply from one request handler"
+check 2 reply-from-reply "gasnet_AMReplyShort0: called from a reply handler"
+check 2 before-attach "gasnet_AMRequestShort0: called before gasnet_attach"
+check 2 request-in-handler "gasnet_AMRequestShort0: called inside an AM handler"
+check 2 request-in-nis "gasnet_AMRequestShort0: called inside a No-Interrupt Section"
+check 2 hsl-held "AM handler 128 returned holding an HSL"
+check 2 reply-outside-handler "gasnet_AMReplyShort0: called outside a request handler"
+check 2 reserved-index "1..127 are reserved"
+check 1 unregistered "gasnet_AMRequestShort0: handler 222 is not registered on node 0"
+check 1 long-outside "outside node 0's segment"
+[ $fails = 0 ] && echo "t-misuse: all passed"
+exit $fails

@@ -1,0 +1,22 @@
+#!/bin/bash
+# t-stop.sh - a node that stops (SIGSTOP) is detected as dead by the others
+# (GASNET_UDP_TIMEOUT=3): node 0 keeps sending it requests, the job ends
+# with a message naming the stopped node and a non-zero exit, and no process
+# survives (the stopped one included).
+# timeout: 60
+set -u
+cd "$TOP/tests/core" || exit 1
+marker="t-stop-$$"
+start=$(date +%s)
+out=$(GASNET_UDP_TIMEOUT=3 "$GASNETRUN" -n 3 ./t_exit stop "$marker" 2>&1); rc=$?
+secs=$(( $(date +%s) - start ))
+sleep 0.5
+left=$(pgrep -f -- "$marker" | wc -l)
+echo "$out" | tail -8
+echo "expected: non-zero exit, a line naming node 2 as dead, 0 processes left"
+echo "got: exit $rc after ${secs}s, $left processes left"
+if [ "$rc" != 0 ] && echo "$out" | grep -q "node 2 is dead or unreachable" && [ "$left" = 0 ]; then
+  echo "t-stop: passed"; exit 0
+fi
+pkill -KILL -f -- "$marker" 2>/dev/null
+echo "FAIL"; exit 1

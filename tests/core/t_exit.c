@@ -1,0 +1,54 @@
+/*
+ * t_exit.c MODE - ending a job (spec 2.1.0.5) and losing a node.
+ *   poll     the last node calls gasnet_exit(42); the others poll for 30 s
+ *   compute  the last node calls gasnet_exit(42); the others compute for 30 s
+ *            without calling GASNet (they end by the launcher's SIGQUIT)
+ *   handler  node 0 sends the last node a request whose handler calls
+ *            gasnet_exit(43)
+ *   return   the last node returns 44 from main() without gasnet_exit
+ *   stop     the last node stops itself (SIGSTOP); node 0 keeps sending it
+ *            requests and must declare it dead (GASNET_UDP_TIMEOUT)
+ * A node still running after 30 s prints SURVIVED and exits 99.
+ */
+#include "t_util.h"
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int replies;
+static void req_exit(gasnet_token_t token) { (void)token; gasnet_exit(43); }
+static void req_ping(gasnet_token_t token) { gasnet_AMReplyShort0(token, 130); }
+static void rep_ping(gasnet_token_t token) { (void)token; replies++; }
+
+int main(int argc, char **argv) {
+  T_CHECK(gasnet_init(&argc, &argv));
+  const char *mode = argc > 1 ? argv[1] : "poll";
+  gasnet_node_t me = gasnet_mynode(), last = gasnet_nodes() - 1;
+  gasnet_handlerentry_t table[] = { { 128, (void (*)())req_exit }, { 129, (void (*)())req_ping },
+                                    { 130, (void (*)())rep_ping }, T_BARRIER_HANDLERS };
+  T_CHECK(gasnet_attach(table, 5, 0, 0));
+  t_barrier();
+  printf("node %u: pid %d mode %s\n", (unsigned)me, (int)getpid(), mode);
+  fflush(stdout);
+  if (me == last && me != 0) {
+    if (!strcmp(mode, "poll") || !strcmp(mode, "compute")) { usleep(200000); gasnet_exit(42); }
+    if (!strcmp(mode, "return")) { usleep(200000); return 44; }
+    if (!strcmp(mode, "stop")) raise(SIGSTOP);
+  }
+  if (me == 0 && !strcmp(mode, "handler")) gasnet_AMRequestShort0(last, 128);
+  time_t end = time(NULL) + 30;
+  volatile unsigned long spin = 0;
+  while (time(NULL) < end) {
+    if (!strcmp(mode, "compute")) { for (int i = 0; i < 1000000; i++) spin++; continue; }
+    if (!strcmp(mode, "stop") && me == 0) {
+      int want = replies + 1;
+      gasnet_AMRequestShort0(last, 129);
+      GASNET_BLOCKUNTIL(replies == want);
+      continue;
+    }
+    gasnet_AMPoll();
+  }
+  printf("node %u: SURVIVED 30 s in mode %s\n", (unsigned)me, mode);
+  fflush(stdout);
+  _exit(99);
+}
