@@ -14,15 +14,32 @@ GASNET_CONDUIT_LIBS = spawner/libboot.la $(LIBUV_LIBS) $(ZLIB_LIBS) $(PTHREAD_LI
 libgasnet_udp_seq_la_SOURCES = core/conduit_udp.c
 libgasnet_udp_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
 libgasnet_udp_seq_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_udp_seq_la_LIBADD = core/libgasnetc-seq.la amudp/libamudp-seq.la $(GASNET_CONDUIT_LIBS)
+libgasnet_udp_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amudp/libamudp-seq.la $(GASNET_CONDUIT_LIBS)
 libgasnet_udp_parsync_la_SOURCES = core/conduit_udp.c
 libgasnet_udp_parsync_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PARSYNC
 libgasnet_udp_parsync_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_udp_parsync_la_LIBADD = core/libgasnetc-parsync.la amudp/libamudp-parsync.la $(GASNET_CONDUIT_LIBS)
+libgasnet_udp_parsync_la_LIBADD = extended-ref/libgasnete-parsync.la core/libgasnetc-parsync.la amudp/libamudp-parsync.la $(GASNET_CONDUIT_LIBS)
 libgasnet_udp_par_la_SOURCES = core/conduit_udp.c
 libgasnet_udp_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNETC_THREADS=1
 libgasnet_udp_par_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_udp_par_la_LIBADD = core/libgasnetc-par.la amudp/libamudp-par.la $(GASNET_CONDUIT_LIBS)
+libgasnet_udp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amudp/libamudp-par.la $(GASNET_CONDUIT_LIBS)
+
+# ---- tcp conduit: libgasnet-tcp-{seq,parsync,par}.a (core + amtcp + boot) ----
+# The same core, assembled with amtcp instead of amudp: core/conduit_tcp.c
+# hands the core &amtcp_ops. Mirrors the udp libraries line for line.
+lib_LTLIBRARIES += libgasnet-tcp-seq.la libgasnet-tcp-parsync.la libgasnet-tcp-par.la
+libgasnet_tcp_seq_la_SOURCES = core/conduit_tcp.c
+libgasnet_tcp_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
+libgasnet_tcp_seq_la_CFLAGS = $(WARN_CFLAGS)
+libgasnet_tcp_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amtcp/libamtcp-seq.la $(GASNET_CONDUIT_LIBS)
+libgasnet_tcp_parsync_la_SOURCES = core/conduit_tcp.c
+libgasnet_tcp_parsync_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PARSYNC
+libgasnet_tcp_parsync_la_CFLAGS = $(WARN_CFLAGS)
+libgasnet_tcp_parsync_la_LIBADD = extended-ref/libgasnete-parsync.la core/libgasnetc-parsync.la amtcp/libamtcp-parsync.la $(GASNET_CONDUIT_LIBS)
+libgasnet_tcp_par_la_SOURCES = core/conduit_tcp.c
+libgasnet_tcp_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNETC_THREADS=1
+libgasnet_tcp_par_la_CFLAGS = $(WARN_CFLAGS)
+libgasnet_tcp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amtcp/libamtcp-par.la $(GASNET_CONDUIT_LIBS)
 
 # pkg-config files gasnet-<conduit>-<mode>.pc, all made from one template
 # in contrib/ by the rule below (a conduit only lists its files here).
@@ -30,6 +47,8 @@ libgasnet_udp_par_la_LIBADD = core/libgasnetc-par.la amudp/libamudp-par.la $(GAS
 pkgconfig_DATA += contrib/gasnet-udp-seq.pc contrib/gasnet-udp-parsync.pc contrib/gasnet-udp-par.pc
 CLEANFILES += contrib/gasnet-udp-seq.pc contrib/gasnet-udp-parsync.pc contrib/gasnet-udp-par.pc
 EXTRA_DIST += contrib/gasnet-conduit.pc.in
+pkgconfig_DATA += contrib/gasnet-tcp-seq.pc contrib/gasnet-tcp-parsync.pc contrib/gasnet-tcp-par.pc
+CLEANFILES += contrib/gasnet-tcp-seq.pc contrib/gasnet-tcp-parsync.pc contrib/gasnet-tcp-par.pc
 
 contrib/gasnet-%.pc: $(srcdir)/contrib/gasnet-conduit.pc.in Makefile
 	$(AM_V_GEN)mkdir -p contrib && name='$*'; conduit=$${name%-*}; mode=$${name##*-}; \

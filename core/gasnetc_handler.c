@@ -22,9 +22,9 @@ GASNETC_TLS gasnetc_thread_t gasnetc_thread;
 
 static gasnetc_handler_fn_t gasnetc_handlers[256];
 
-/* The extended API's reserved handlers (64..127), if it is linked in. */
-extern const gasnet_handlerentry_t *gasnete_get_handlertable(int *numentries)
-    __attribute__((weak));
+/* The extended API's reserved handlers (64..127). A strong reference: it
+ * pulls extended-ref/ out of the static conduit library. */
+extern const gasnet_handlerentry_t *gasnete_get_handlertable(int *numentries);
 
 /* ---- the core's own handlers ------------------------------------------- */
 
@@ -79,7 +79,7 @@ int gasnetc_handler_register(gasnet_handlerentry_t *table, int numentries) {
                                       sizeof gasnetc_core_handlers[0]),
                                 1, GASNETC_HANDLER_CORE_LAST, "core");
   if (rc) return rc;
-  if (gasnete_get_handlertable) {
+  {
     int n = 0;
     const gasnet_handlerentry_t *t = gasnete_get_handlertable(&n);
     rc = gasnetc_handler_reserved(t, n, GASNETC_HANDLER_EXT_FIRST,

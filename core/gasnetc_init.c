@@ -18,6 +18,7 @@
  *   Returning from main() or calling exit() without gasnet_exit runs the same
  *   path with the exit status (on_exit), so other nodes are not orphaned.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #include <string.h>
 #include <stddef.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 
 #include "gasnetc_internal.h"
 #include "boot.h"
@@ -39,6 +42,8 @@ static volatile sig_atomic_t gasnetc_exit_code;  /* code of the exit in progress
 static volatile sig_atomic_t gasnetc_quit_raised; /* SIGQUIT raised by us */
 
 static void gasnetc_exit_now(int code, int notify) __attribute__((noreturn));
+/* extended-ref/gasnete_init.c (a strong reference, like the handler table). */
+extern void gasnete_init(void);
 
 /* ---- tunables: the core's environment, read once -------------------------
  *   GASNET_MAX_SEGSIZE  segment cap (gasnetc_segment.c)   default: physmem/2
@@ -87,7 +92,80 @@ static void gasnetc_on_exit(int status, void *arg) {
   gasnetc_exit_now(status, 1);
 }
 
-/* ---- gasnet_init (spec 2.1.0.1) ----------------------------------------- */
+/* ---- the address the transport binds and advertises ----------------------- */
+
+/* What each node publishes at init: its maximum segment size and the local
+ * address of its bootstrap connection (family 0 when it has none). */
+typedef struct {
+  uint64_t max_seg;
+  uint8_t family, pad[7];    /* 4 or 6 */
+  uint8_t addr[16];          /* IPv4 in the first 4 bytes, or IPv6 */
+} gasnetc_init_rec_t;
+
+static struct sockaddr_storage gasnetc_bind_addr;
+static socklen_t gasnetc_bind_addr_len;
+
+static void gasnetc_addr_pack(const struct sockaddr_storage *ss, gasnetc_init_rec_t *r) {
+  if (ss->ss_family == AF_INET) {
+    r->family = 4;
+    memcpy(r->addr, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+  } else if (ss->ss_family == AF_INET6) {
+    r->family = 6;
+    memcpy(r->addr, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+  }
+}
+
+static int gasnetc_addr_is_loopback(const gasnetc_init_rec_t *r) {
+  static const uint8_t v6lo[16] = { [15] = 1 };
+  return (r->family == 4 && r->addr[0] == 127) ||
+         (r->family == 6 && !memcmp(r->addr, v6lo, 16));
+}
+
+/*
+ * A node whose bootstrap connection runs over loopback (its host is the
+ * launcher's and was listed as "localhost" or 127.0.0.1, say) must not
+ * advertise 127.0.0.1 to nodes on other hosts. When some other node's
+ * address is not loopback, bind instead to the source address of our route
+ * to that node: connect() on a UDP socket picks it and sends nothing.
+ */
+static void gasnetc_pick_bind_addr(const gasnetc_init_rec_t *all) {
+  gasnetc_init_rec_t me;
+  memset(&me, 0, sizeof me);
+  gasnetc_addr_pack(&gasnetc_bind_addr, &me);
+  if (!gasnetc_addr_is_loopback(&me)) return;
+  for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++) {
+    if (!all[i].family || gasnetc_addr_is_loopback(&all[i])) continue;
+    struct sockaddr_storage peer;
+    socklen_t plen;
+    memset(&peer, 0, sizeof peer);
+    if (all[i].family == 4) {
+      struct sockaddr_in *a = (struct sockaddr_in *)&peer;
+      a->sin_family = AF_INET;
+      a->sin_port = htons(9); /* any port: nothing is sent */
+      memcpy(&a->sin_addr, all[i].addr, 4);
+      plen = sizeof *a;
+    } else {
+      struct sockaddr_in6 *a = (struct sockaddr_in6 *)&peer;
+      a->sin6_family = AF_INET6;
+      a->sin6_port = htons(9);
+      memcpy(&a->sin6_addr, all[i].addr, 16);
+      plen = sizeof *a;
+    }
+    int fd = socket(peer.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_storage src;
+    socklen_t slen = sizeof src;
+    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&peer, plen) == 0 &&
+             getsockname(fd, (struct sockaddr *)&src, &slen) == 0;
+    if (fd >= 0) close(fd);
+    if (ok) {
+      gasnetc_bind_addr = src;
+      gasnetc_bind_addr_len = slen;
+    }
+    return; /* one route is enough: the others leave by the same interface or fail alike */
+  }
+}
+
+/* ---- gasnet_init (spec 2.1.0.1) ------------------------------------------- */
 
 int gasnet_init(int *argc, char ***argv) {
   static int called;
@@ -114,16 +192,26 @@ int gasnet_init(int *argc, char ***argv) {
   on_exit(gasnetc_on_exit, NULL);
 
   /* gasnet_getMaxGlobalSegmentSize is not collective but valid right after
-   * init (spec 2.1.0.4): learn every node's maximum now. */
-  uint64_t mine = gasnetc_g.max_local_seg;
-  uint64_t *all = malloc(sizeof *all * gasnetc_g.nodes);
+   * init (spec 2.1.0.4): learn every node's maximum now, and with it every
+   * node's bootstrap address (for gasnetc_pick_bind_addr). */
+  gasnetc_init_rec_t mine;
+  memset(&mine, 0, sizeof mine);
+  mine.max_seg = gasnetc_g.max_local_seg;
+  if (boot_self_addr(&gasnetc_bind_addr, &gasnetc_bind_addr_len) != 0) {
+    gasnetc_bind_addr.ss_family = AF_UNSPEC; /* a lone rank: the transport picks */
+    gasnetc_bind_addr_len = 0;
+  }
+  gasnetc_addr_pack(&gasnetc_bind_addr, &mine);
+  gasnetc_init_rec_t *all = malloc(sizeof *all * gasnetc_g.nodes);
   if (!all || boot_exchange(&mine, sizeof mine, all) != 0) {
     free(all);
     return GASNET_ERR_RESOURCE;
   }
-  gasnetc_g.max_global_seg = (uintptr_t)mine;
+  gasnetc_g.max_global_seg = (uintptr_t)mine.max_seg;
   for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
-    if (all[i] < gasnetc_g.max_global_seg) gasnetc_g.max_global_seg = (uintptr_t)all[i];
+    if (all[i].max_seg < gasnetc_g.max_global_seg)
+      gasnetc_g.max_global_seg = (uintptr_t)all[i].max_seg;
+  gasnetc_pick_bind_addr(all);
   free(all);
   return GASNET_OK;
 }
@@ -168,10 +256,8 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
   cfg.myrank = gasnetc_g.mynode;
   cfg.nranks = gasnetc_g.nodes;
   boot_job_key(cfg.job_key);
-  if (boot_self_addr(&cfg.bind_addr, &cfg.bind_addr_len) != 0) {
-    cfg.bind_addr.ss_family = AF_UNSPEC;
-    cfg.bind_addr_len = 0;
-  }
+  cfg.bind_addr = gasnetc_bind_addr;  /* from gasnetc_pick_bind_addr */
+  cfg.bind_addr_len = gasnetc_bind_addr_len;
   cfg.getenv = boot_getenv;
   cfg.ctx = NULL;
   cfg.deliver = gasnetc_deliver_cb;
@@ -225,6 +311,9 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
                   gasnetc_g.ops->name);
   free(all);
   gasnetc_g.attached = 1;
+  /* The extended API (extended-ref/) learns the segments; before the
+   * barrier, so no node uses it before every node has it ready. */
+  gasnete_init();
   /* A successful attach is a global barrier (spec 2.1.0.2). */
   if (boot_barrier() != 0) gasnetc_fatal("gasnet_attach: the bootstrap barrier failed");
   return GASNET_OK;

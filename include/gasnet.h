@@ -164,4 +164,7 @@ extern void gasnet_hsl_unlock(gasnet_hsl_t *hsl);
 }
 #endif
 
+/* ---- spec 3: the extended API ------------------------------------------ */
+#include "gasnet_extended.h"
+
 #endif /* GASNET_H */

@@ -4,7 +4,7 @@
  *
  *   gasnetrun -n 2 tests/bench/am_pingpong [ITERS]
  *
- * 1. raw: a plain UDP socket per node (127.0.0.1, or AM_BENCH_RAW_IP), ports
+ * 1. raw (raw_probe.h): a plain UDP socket per node (127.0.0.1, or AM_BENCH_RAW_IP), ports
  *    exchanged with AMs; node 0 sends a 16-byte datagram, node 1 spins on
  *    recv(MSG_DONTWAIT) and echoes it: the floor any UDP AM layer stands on.
  * 2. AM ping-pong: Short0, Medium and Long of 0 bytes to the maxima; the
@@ -22,24 +22,13 @@
 #include <errno.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
+
+#include "raw_probe.h"
 
 enum { H_PING = 128, H_PONG, H_MPING, H_MPONG, H_LPING, H_LPONG, H_FLOOD, H_FLOODACK, H_PORT, H_DONE };
 
-static volatile int pongs, port_peer, flood_seen, flood_acked, done;
+static volatile int pongs, flood_seen, flood_acked, done;
 static gasnet_seginfo_t seg[2];
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static void h_ping(gasnet_token_t t) { gasnet_AMReplyShort0(t, H_PONG); }
 static void h_pong(gasnet_token_t t) { (void)t; pongs++; }
@@ -55,40 +44,17 @@ static void h_flood(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t l
   if (last) gasnet_AMReplyShort0(t, H_FLOODACK);
 }
 static void h_floodack(gasnet_token_t t) { (void)t; flood_acked++; }
-static void h_port(gasnet_token_t t, gasnet_handlerarg_t port) { (void)t; port_peer = port; }
 static void h_done(gasnet_token_t t) { (void)t; done = 1; }
 
-/* ---- 1. raw UDP busy-poll ping-pong ---------------------------------------- */
+/* ---- 1. raw UDP busy-poll ping-pong (tests/bench/raw_probe.h) ------------- */
 static double raw_probe(int iters, double *median) {
   gasnet_node_t me = gasnet_mynode();
-  const char *ip = gasnet_getenv("AM_BENCH_RAW_IP");
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  struct sockaddr_in a = { .sin_family = AF_INET };
-  a.sin_addr.s_addr = htonl(INADDR_ANY);
-  bind(fd, (struct sockaddr *)&a, sizeof a);
-  socklen_t alen = sizeof a;
-  getsockname(fd, (struct sockaddr *)&a, &alen);
-  gasnet_AMRequestShort1(1 - me, H_PORT, ntohs(a.sin_port));
-  GASNET_BLOCKUNTIL(port_peer != 0);
-  struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port_peer) };
-  inet_pton(AF_INET, ip && *ip ? ip : "127.0.0.1", &peer.sin_addr);
-  char msg[16] = "raw-udp-probe";
-  double *rtt = malloc(sizeof *rtt * iters), sum = 0;
-  for (int i = -100; i < iters; i++) { /* 100 warm-up rounds */
-    double t0 = now_us();
-    if (me == 0) sendto(fd, msg, sizeof msg, 0, (struct sockaddr *)&peer, sizeof peer);
-    /* busy poll; now and then serve GASNet too, so that an AM of the port
-     * exchange still in retransmission (GASNET_UDP_DROP) reaches the peer */
-    for (unsigned spins = 1; recv(fd, msg, sizeof msg, MSG_DONTWAIT) < 0; spins++)
-      if (spins % 4096 == 0) gasnet_AMPoll();
-    if (me == 1) sendto(fd, msg, sizeof msg, 0, (struct sockaddr *)&peer, sizeof peer);
-    if (i >= 0) { rtt[i] = now_us() - t0; sum += rtt[i]; }
-  }
-  close(fd);
-  qsort(rtt, iters, sizeof *rtt, cmp_double);
-  *median = rtt[iters / 2];
-  free(rtt);
-  return sum / iters;
+  raw_probe_t p;
+  raw_probe_open(&p);
+  raw_probe_connect(&p, 1 - me, H_PORT);
+  double mean = raw_probe_pingpong(&p, me == 0, iters, median);
+  raw_probe_close(&p);
+  return mean;
 }
 
 /* ---- 2. AM ping-pong ------------------------------------------------------- */
@@ -97,14 +63,14 @@ static double am_rtt(int cat, size_t n, int iters, double *median) {
   double *rtt = malloc(sizeof *rtt * iters), sum = 0;
   for (int i = -20; i < iters; i++) {
     int want = pongs + 1;
-    double t0 = now_us();
+    double t0 = raw_probe_now_us();
     if (cat == 0) gasnet_AMRequestShort0(1, H_PING);
     else if (cat == 1) gasnet_AMRequestMedium0(1, H_MPING, srcbuf, n);
     else gasnet_AMRequestLong0(1, H_LPING, srcbuf, n, seg[1].addr);
     GASNET_BLOCKUNTIL(pongs == want);
-    if (i >= 0) { rtt[i] = now_us() - t0; sum += rtt[i]; }
+    if (i >= 0) { rtt[i] = raw_probe_now_us() - t0; sum += rtt[i]; }
   }
-  qsort(rtt, iters, sizeof *rtt, cmp_double);
+  qsort(rtt, iters, sizeof *rtt, raw_probe_cmp);
   *median = rtt[iters / 2];
   free(rtt);
   return sum / iters;
@@ -113,14 +79,14 @@ static double am_rtt(int cat, size_t n, int iters, double *median) {
 /* ---- 3. flood -------------------------------------------------------------- */
 static double flood_rate(int cat, size_t n, int count) {
   int want = flood_acked + 1;
-  double t0 = now_us();
+  double t0 = raw_probe_now_us();
   for (int i = 0; i < count; i++) {
     int last = i == count - 1;
     if (cat == 1) gasnet_AMRequestMedium1(1, H_FLOOD, srcbuf, n, last);
     else gasnet_AMRequestLong1(1, H_FLOOD, srcbuf, n, seg[1].addr, last);
   }
   GASNET_BLOCKUNTIL(flood_acked == want);
-  return count / ((now_us() - t0) / 1e6);
+  return count / ((raw_probe_now_us() - t0) / 1e6);
 }
 
 int main(int argc, char **argv) {
@@ -129,7 +95,7 @@ int main(int argc, char **argv) {
     { H_MPING, (void (*)())h_mping }, { H_MPONG, (void (*)())h_mpong },
     { H_LPING, (void (*)())h_lping }, { H_LPONG, (void (*)())h_lpong },
     { H_FLOOD, (void (*)())h_flood }, { H_FLOODACK, (void (*)())h_floodack },
-    { H_PORT, (void (*)())h_port }, { H_DONE, (void (*)())h_done },
+    RAW_PROBE_HANDLER_ENTRY(H_PORT), { H_DONE, (void (*)())h_done },
   };
   if (gasnet_init(&argc, &argv) != GASNET_OK) return 1;
   int iters = argc > 1 ? atoi(argv[1]) : 2000;

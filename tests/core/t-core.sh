@@ -3,8 +3,10 @@
 # without the launcher (a one-node job), then through gasnetrun on 1, 2, 4
 # and 8 ranks; every node talks to every node, itself included.
 # timeout: 120
+# conduits: udp tcp
 set -u
-cd "$TOP/tests/core" || exit 1
+. "$TOP/tests/lib/conduit.sh"
+cd "$BIN" || exit 1
 export T_CORE_ENV=hello-env
 fails=0
 echo "== without launcher (one-node job)"

@@ -6,8 +6,10 @@
 #   handler  a request handler calls gasnet_exit(43)       -> 43
 #   return   last node returns 44 from main()              -> 44
 # timeout: 120
+# conduits: udp tcp
 set -u
-cd "$TOP/tests/core" || exit 1
+. "$TOP/tests/lib/conduit.sh"
+cd "$BIN" || exit 1
 fails=0
 marker="t-exit-$$"
 for spec in poll:42 compute:42 handler:43 return:44; do

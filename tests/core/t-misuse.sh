@@ -4,8 +4,10 @@
 # t_misuse CASE on 2 ranks (node 0 misbehaves towards node 1) and once on
 # 1 rank (loopback), grep the message, check the exit code.
 # timeout: 150
+# conduits: udp tcp
 set -u
-cd "$TOP/tests/core" || exit 1
+. "$TOP/tests/lib/conduit.sh"
+cd "$BIN" || exit 1
 fails=0
 check() { # ranks case expected-text
   local n=$1 c=$2 want=$3

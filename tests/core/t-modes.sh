@@ -1,15 +1,17 @@
 #!/bin/bash
-# t-modes.sh - configuration checks:
+# t-modes.sh - configuration checks, once per conduit:
+# timeout: 150
+# conduits: udp tcp
 #  1. a client that defines none, or two, of GASNET_SEQ/PARSYNC/PAR gets a
 #     compile error that says so (spec 1.5);
 #  2. a client compiled for PAR linked with the SEQ library fails to link,
 #     naming gasnetc_init_PAR;
 #  3. the installed libraries, headers and pkg-config files build a client
-#     with `cc app.c $(pkg-config --cflags --libs gasnet-udp-<mode>)` in every
+#     with `cc app.c $(pkg-config --cflags --libs gasnet-$CONDUIT-<mode>)` in every
 #     mode (installed with DESTDIR into a temporary directory), and it runs;
 #  4. the core built for GASNET_SEGMENT_EVERYTHING works (t_everything).
-# timeout: 150
 set -u
+. "$TOP/tests/lib/conduit.sh"
 cd "$TOP" || exit 1
 CC=${CC:-cc}
 fails=0
@@ -28,7 +30,7 @@ echo "$out" | grep '#error' | head -1
 echo "$out" | grep -q '(more than one is defined' || { echo "FAIL: two modes: no such #error"; fails=$((fails + 1)); }
 
 echo "== 2. PAR client + SEQ library"
-out=$($CC -Iinclude -DGASNET_PAR "$tmp/app.c" .libs/libgasnet-udp-seq.a $(pkg-config --libs libuv) -lz -pthread -o "$tmp/a" 2>&1); rc=$?
+out=$($CC -Iinclude -DGASNET_PAR "$tmp/app.c" .libs/libgasnet-$CONDUIT-seq.a $(pkg-config --libs libuv) -lz -pthread -o "$tmp/a" 2>&1); rc=$?
 echo "$out" | grep -m1 'undefined reference'
 [ $rc != 0 ] && echo "$out" | grep -q "undefined reference to \`gasnetc_init_PAR'" \
   || { echo "FAIL: expected a link error naming gasnetc_init_PAR (exit $rc)"; fails=$((fails + 1)); }
@@ -38,16 +40,16 @@ dest="$tmp/root"
 { make -s install-libLTLIBRARIES install-pkgconfigDATA DESTDIR="$dest" &&
   make -s -C include install DESTDIR="$dest"; } >"$tmp/install.log" 2>&1 \
   || { echo "FAIL: install"; tail "$tmp/install.log"; fails=$((fails + 1)); }
-pcdir=$(find "$dest" -name gasnet-udp-seq.pc -printf '%h\n' | head -1)
+pcdir=$(find "$dest" -name gasnet-$CONDUIT-seq.pc -printf '%h\n' | head -1)
 for mode in seq parsync par; do
-  flags=$(PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$dest" pkg-config --cflags --libs gasnet-udp-$mode)
-  echo "pkg-config --cflags --libs gasnet-udp-$mode: $flags"
+  flags=$(PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$dest" pkg-config --cflags --libs gasnet-$CONDUIT-$mode)
+  echo "pkg-config --cflags --libs gasnet-$CONDUIT-$mode: $flags"
   if $CC contrib/examples/hello.c $flags -o "$tmp/hello-$mode" 2>"$tmp/cc.log"; then
     out=$("$GASNETRUN" -n 2 "$tmp/hello-$mode" 2>&1); rc=$?
     echo "$out"
     [ $rc = 0 ] && [ "$(echo "$out" | grep -c '^hello from')" = 2 ] || { echo "FAIL: hello-$mode run"; fails=$((fails + 1)); }
   else
-    echo "FAIL: cc with gasnet-udp-$mode"; cat "$tmp/cc.log"; fails=$((fails + 1))
+    echo "FAIL: cc with gasnet-$CONDUIT-$mode"; cat "$tmp/cc.log"; fails=$((fails + 1))
   fi
 done
 
@@ -57,8 +59,8 @@ sed -e 's/%GASNET_SEGMENT_MACRO%/GASNET_SEGMENT_EVERYTHING/' -e 's/%GASNET_SEGME
     -e 's/%RELEASE_MAJOR%/0/;s/%RELEASE_MINOR%/0/;s/%RELEASE_PATCH%/0/;s/%RELEASE_STRING%/test/' \
     include/gasnet_config.h.in > "$tmp/ev/gasnet_config.h"
 cp include/gasnet.h include/gasnet_am.h "$tmp/ev/"  # so "gasnet_config.h" resolves to this one
-if $CC -std=gnu11 -O1 -pthread -D_GNU_SOURCE -DGASNET_SEQ -I"$tmp/ev" -I. -Iinclude -Icore -Ispawner -Iamudp \
-     core/gasnetc_*.c core/conduit_udp.c amudp/*.c spawner/boot.c spawner/spawn_proto.c spawner/spawn_sha256.c \
+if $CC -std=gnu11 -O1 -pthread -D_GNU_SOURCE -DGASNET_SEQ -I"$tmp/ev" -I. -Iinclude -Icore -Ispawner -Iam$CONDUIT -Iextended-ref \
+     core/gasnetc_*.c core/conduit_$CONDUIT.c am$CONDUIT/*.c extended-ref/*.c spawner/boot.c spawner/spawn_proto.c spawner/spawn_sha256.c \
      tests/core/t_everything.c -o "$tmp/ev/t_everything" $(pkg-config --libs libuv) -lz 2>"$tmp/ev.log"; then
   out=$("$GASNETRUN" -n 2 "$tmp/ev/t_everything" 2>&1); rc=$?
   echo "$out"

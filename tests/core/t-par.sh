@@ -1,11 +1,14 @@
 #!/bin/bash
 # t-par.sh - GASNET_PAR: 4 threads per node sending, polling and waiting at
 # once (t_par), on 1, 2 and 4 ranks; then the same program built with
-# ThreadSanitizer (core + amudp + boot compiled here with -fsanitize=thread
-# into tests/out/tsan, see below) on 2 ranks, which must report no race.
+# ThreadSanitizer (core + the conduit's transport + boot compiled here with
+# -fsanitize=thread into tests/out/tsan-<conduit>, see below) on 2 ranks,
+# which must report no race.
 # timeout: 180
+# conduits: udp tcp
 set -u
-cd "$TOP/tests/core" || exit 1
+. "$TOP/tests/lib/conduit.sh"
+cd "$BIN" || exit 1
 fails=0
 for n in 1 2 4; do
   out=$("$GASNETRUN" -n $n ./t_par 2>&1); rc=$?
@@ -16,13 +19,13 @@ done
 
 # The TSan variant, built by hand: every source of the PAR library and the
 # test, -fsanitize=thread, linked against the system libuv.
-tsan="$TOP/tests/out/tsan"
+tsan="$TOP/tests/out/tsan-$CONDUIT"
 mkdir -p "$tsan"
 CC=${CC:-gcc}
 flags="-std=gnu11 -g -O1 -fsanitize=thread -pthread -D_GNU_SOURCE -DGASNET_PAR -DGASNETC_THREADS=1 \
-  -I$TOP -I$TOP/include -I$TOP/core -I$TOP/spawner -I$TOP/amudp"
+  -I$TOP -I$TOP/include -I$TOP/core -I$TOP/spawner -I$TOP/am$CONDUIT -I$TOP/extended-ref"
 if echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o "$tsan/probe" 2>/dev/null; then
-  srcs="$TOP/core/gasnetc_*.c $TOP/core/conduit_udp.c $TOP/amudp/*.c $TOP/spawner/boot.c \
+  srcs="$TOP/core/gasnetc_*.c $TOP/core/conduit_$CONDUIT.c $TOP/am$CONDUIT/*.c $TOP/extended-ref/*.c $TOP/spawner/boot.c \
     $TOP/spawner/spawn_proto.c $TOP/spawner/spawn_sha256.c $TOP/tests/core/t_par.c"
   if $CC $flags $srcs -o "$tsan/t_par" $(pkg-config --libs libuv) -lz 2>"$tsan/build.log"; then
     out=$(TSAN_OPTIONS="halt_on_error=0 exitcode=66" setarch -R "$GASNETRUN" -n 2 "$tsan/t_par" 300 2>&1); rc=$?

@@ -1,0 +1,818 @@
+/*
+ * amtcp.c - the TCP transport's ops table (amtcp_ops): open/close, send
+ * with its per-peer output queue, the receive path, poll/wait and stats.
+ * The mesh of connections is built in amtcp_conn.c; the byte stream is
+ * defined in amtcp_wire.h.
+ *
+ * Sending: a frame goes out with one sendmsg() (writev) of header, payload
+ * and padding, straight to the socket when the peer's output queue is
+ * empty; what the kernel does not take is queued (copied), except a large
+ * request payload, which the sender keeps and waits on (zero copy). Requests
+ * block, making progress, while a peer's queue holds more than
+ * GASNET_TCP_QUEUE_MAX bytes; replies never block.
+ *
+ * Receiving: each connection has a buffer that holds any Medium frame
+ * whole; a poll reads each connection with data once (directly when there
+ * are few peers, else those epoll reports) and delivers every complete
+ * frame in place. A large payload that has not arrived yet is read straight
+ * into the destination place() names (a Long's segment address).
+ *
+ * The libuv loop (one uv_poll_t per connection and the listener, one timer)
+ * runs only when the caller wants to sleep (wait).
+ */
+#include "amtcp_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AMTCP_LISTEN_ID    UINT32_MAX  /* epoll tag of the listening socket */
+#define AMTCP_DIRECT_MAX   1           /* auto: read peers directly up to this many
+                                          (one recv beats epoll_wait + recv; more
+                                          idle peers cost a recv each) */
+#define AMTCP_CLOSE_DRAIN_NS 200000000ULL /* after flushing, wait this long for
+                                          peers' end of stream (no RST on close) */
+
+static const unsigned char amtcp_zeros[AMTCP_ALIGN];
+
+uint64_t amtcp_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- tunables */
+
+static const char *amtcp_getenv(gasnetc_transport_t *t, const char *name) {
+  return t->cfg.getenv ? t->cfg.getenv(name) : getenv(name);
+}
+
+static double env_num(gasnetc_transport_t *t, const char *name, double dflt, double lo,
+                      double hi) {
+  const char *s = amtcp_getenv(t, name);
+  if (!s || !*s) return dflt;
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || *end || !(v >= lo && v <= hi)) {
+    if (t->cfg.myrank == 0)
+      fprintf(stderr, "amtcp: ignoring %s=%s (want a number in [%g, %g]); using %g\n", name,
+              s, lo, hi, dflt);
+    return dflt;
+  }
+  return v;
+}
+
+/* Every amtcp tunable (README-tcp.md lists them). */
+static void amtcp_tunables_read(gasnetc_transport_t *t) {
+  amtcp_tun_t *u = &t->tun;
+  u->sockbuf = (int)env_num(t, "GASNET_TCP_SOCKBUF", 4 << 20, 0, 1 << 30);
+  u->connect_timeout_s = env_num(t, "GASNET_TCP_CONNECT_TIMEOUT", 60, 0.1, 86400);
+  u->queue_max = (size_t)env_num(t, "GASNET_TCP_QUEUE_MAX", 4 << 20, 0, 1 << 30);
+  const char *pm = amtcp_getenv(t, "GASNET_TCP_POLL");
+  u->poll_mode = AMTCP_POLL_AUTO;
+  if (pm && !strcmp(pm, "direct")) u->poll_mode = AMTCP_POLL_DIRECT;
+  else if (pm && !strcmp(pm, "epoll")) u->poll_mode = AMTCP_POLL_EPOLL;
+  else if (pm && *pm && strcmp(pm, "auto") && t->cfg.myrank == 0)
+    fprintf(stderr, "amtcp: ignoring GASNET_TCP_POLL=%s (want auto, direct or epoll)\n", pm);
+}
+
+/* ---------------------------------------------------------------- output queue */
+
+static uint32_t busy_get(gasnetc_transport_t *t);
+static void busy_add(gasnetc_transport_t *t, int d);
+
+/* Owned chunk of at least `need` bytes: the spare one when it fits. */
+static amtcp_chunk_t *chunk_new(gasnetc_transport_t *t, size_t need) {
+  amtcp_chunk_t *ch;
+  if (need <= AMTCP_CHUNK && t->chunk_free) {
+    ch = t->chunk_free;
+    t->chunk_free = NULL;
+  } else {
+    size_t cap = need > AMTCP_CHUNK ? need : AMTCP_CHUNK;
+    if (!(ch = malloc(sizeof *ch + cap))) return NULL;
+    ch->cap = cap;
+  }
+  ch->next = NULL;
+  ch->p = ch->buf;
+  ch->len = ch->off = 0;
+  ch->owned = 1;
+  return ch;
+}
+
+static void chunk_release(gasnetc_transport_t *t, amtcp_chunk_t *ch) {
+  if (!ch->owned) return; /* borrowed: its sender sees off == len, or the conn gone */
+  if (ch->cap == AMTCP_CHUNK && !t->chunk_free) t->chunk_free = ch;
+  else free(ch);
+}
+
+static void q_link(gasnetc_transport_t *t, amtcp_conn_t *c, amtcp_chunk_t *ch) {
+  if (!c->q_head) busy_add(t, 1);
+  if (c->q_tail) c->q_tail->next = ch;
+  else c->q_head = ch;
+  c->q_tail = ch;
+}
+
+/* Append a copy of p[0..n) to c's queue (into the tail chunk when it has
+ * room). Lock held. -ENOMEM when out of memory. */
+static int q_copy(gasnetc_transport_t *t, amtcp_conn_t *c, const void *p, size_t n) {
+  if (!n) return 0;
+  amtcp_chunk_t *tl = c->q_tail;
+  if (tl && tl->owned && tl->cap - tl->len >= n) {
+    memcpy(tl->buf + tl->len, p, n);
+    tl->len += n;
+  } else {
+    amtcp_chunk_t *ch = chunk_new(t, n);
+    if (!ch) return -ENOMEM;
+    memcpy(ch->buf, p, n);
+    ch->len = n;
+    q_link(t, c, ch);
+  }
+  c->q_bytes += n;
+  return 0;
+}
+
+static void q_drop(gasnetc_transport_t *t, amtcp_conn_t *c) {
+  if (c->q_head) busy_add(t, -1);
+  while (c->q_head) {
+    amtcp_chunk_t *ch = c->q_head;
+    c->q_head = ch->next;
+    chunk_release(t, ch);
+  }
+  c->q_tail = NULL;
+  c->q_bytes = 0;
+}
+
+/* The connection is finished: closed for traffic either way, its queue
+ * dropped. A failure (why != NULL) is owed to the core as peer_dead unless
+ * we are closing or the peer said BYE first. Lock held. The fd is closed
+ * only in amtcp_close: another thread may be reading it. */
+static void conn_fail(gasnetc_transport_t *t, amtcp_conn_t *c, const char *why) {
+  if (c->state != AMTCP_CONN_UP) return;
+  c->state = AMTCP_CONN_GONE;
+  epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+  shutdown(c->fd, SHUT_RDWR);
+  q_drop(t, c);
+  for (uint32_t i = 0; i < t->nlive; i++)
+    if (t->live[i] == c->rank) {
+      t->live[i] = t->live[--t->nlive];
+      break;
+    }
+  if (why && !t->closing && !c->bye_rcvd) {
+    c->dead = 1;
+    c->dead_why = why;
+    c->dead_ns = amtcp_now_ns();
+    __atomic_add_fetch(&t->dead_unreported, 1, __ATOMIC_RELAXED);
+    AMTCP_COUNT(t, peers_dead, 1);
+  }
+}
+
+static const char *errno_why(int e) {
+  switch (e) {
+  case 0: return "connection closed by the peer";
+  case ECONNRESET: return "connection reset";
+  case ECONNABORTED: return "connection aborted";
+  case EPIPE: return "connection broken (EPIPE)";
+  case ETIMEDOUT: return "connection timed out";
+  case EHOSTUNREACH: return "host unreachable";
+  default: return "socket error";
+  }
+}
+
+/* Write as much of c's queue as the kernel takes. Lock held. */
+static void conn_flush(gasnetc_transport_t *t, amtcp_conn_t *c) {
+  while (c->q_head && c->state == AMTCP_CONN_UP) {
+    struct iovec iov[AMTCP_IOV];
+    int n = 0;
+    size_t want = 0;
+    for (amtcp_chunk_t *ch = c->q_head; ch && n < AMTCP_IOV; ch = ch->next, n++) {
+      iov[n].iov_base = (void *)(ch->p + ch->off);
+      iov[n].iov_len = ch->len - ch->off;
+      want += iov[n].iov_len;
+    }
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+    ssize_t k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+    AMTCP_COUNT(t, sendmsg_calls, 1);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) conn_fail(t, c, errno_why(errno));
+      return;
+    }
+    size_t wrote = (size_t)k;
+    c->q_bytes -= wrote;
+    while (k > 0) {
+      amtcp_chunk_t *ch = c->q_head;
+      size_t left = ch->len - ch->off;
+      if ((size_t)k < left) {
+        ch->off += (size_t)k;
+        break;
+      }
+      k -= (ssize_t)left;
+      ch->off = ch->len;
+      if (!(c->q_head = ch->next)) {
+        c->q_tail = NULL;
+        busy_add(t, -1);
+      }
+      chunk_release(t, ch);
+    }
+    if (wrote < want) return; /* kernel buffer full */
+  }
+}
+
+static void flush_all(gasnetc_transport_t *t) {
+  AMTCP_LOCK(t);
+  for (uint32_t i = 0; i < t->nlive && t->nbusy; i++) {
+    amtcp_conn_t *c = &t->conns[t->live[i]];
+    if (c->q_head) conn_flush(t, c);
+  }
+  AMTCP_UNLOCK(t);
+}
+
+static uint32_t busy_get(gasnetc_transport_t *t) { return __atomic_load_n(&t->nbusy, __ATOMIC_RELAXED); }
+static void busy_add(gasnetc_transport_t *t, int d) {
+  __atomic_add_fetch(&t->nbusy, (uint32_t)d, __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------------------------- receiving */
+
+static void deliver(gasnetc_transport_t *t, amtcp_conn_t *c, const void *hdr, size_t hdrlen,
+                    void *payload, size_t paylen) {
+  if (__atomic_load_n(&t->closing, __ATOMIC_RELAXED)) return; /* counted by the caller */
+  t->cfg.deliver(t->cfg.ctx, c->rank, hdr, hdrlen, payload, paylen);
+}
+
+/* Read what c has (one recv into its buffer, or a big payload until the
+ * socket is empty) and deliver every complete frame. The caller owns c's
+ * receive state (rx_busy). Returns frames delivered; *fail names a fatal
+ * problem with the connection (*bad set when it is a malformed frame). */
+static int rx_read(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, int *bad,
+                   amtcp_frame_t *badf, int *bye, size_t io[4]) {
+  int n = 0;
+  if (c->big) { /* a payload being read in place */
+    while (c->big_got < c->big_len) {
+      ssize_t k = recv(c->fd, c->big + c->big_got, c->big_len - c->big_got, MSG_DONTWAIT);
+      io[0]++;
+      if (k > 0) { c->big_got += (size_t)k; io[1] += (size_t)k; continue; }
+      if (k == 0) { *fail = errno_why(0); return n; }
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) *fail = errno_why(errno);
+      return n;
+    }
+    deliver(t, c, c->big_hdr, c->big_f.hdrlen, c->big, c->big_len);
+    n++;
+    if (c->big_owned) free(c->big);
+    c->big = NULL;
+    c->skip = amtcp_pad(c->big_len);
+    c->rpos = c->rend = c->big_len & (AMTCP_ALIGN - 1); /* buffer offset == stream offset mod 16 */
+    return n;
+  }
+  if (!c->rbuf && !(c->rbuf = aligned_alloc(AMTCP_ALIGN, AMTCP_RXBUF))) {
+    *fail = "out of memory for a receive buffer";
+    return 0;
+  }
+  /* Right after a payload read in place, more may follow: read a little, so
+   * that little of the next one is copied through the buffer. */
+  size_t room = AMTCP_RXBUF - c->rend;
+  if (c->rx_small && c->rpos == c->rend && room > AMTCP_PEEK) room = AMTCP_PEEK;
+  ssize_t k;
+  do k = recv(c->fd, c->rbuf + c->rend, room, MSG_DONTWAIT);
+  while (k < 0 && errno == EINTR);
+  io[0]++;
+  if (k > 0) io[1] += (size_t)k;
+  if (k == 0) { *fail = errno_why(0); return 0; }
+  if (k < 0) {
+    if (errno != EAGAIN && errno != EWOULDBLOCK) *fail = errno_why(errno);
+    return 0;
+  }
+  c->rend += (size_t)k;
+  size_t need = AMTCP_FRAME_HDR; /* bytes from rpos the next step waits for */
+  for (;;) {
+    size_t avail = c->rend - c->rpos;
+    if (c->skip) {
+      size_t s = c->skip < avail ? c->skip : avail;
+      c->rpos += s;
+      c->skip -= s;
+      avail -= s;
+      if (c->skip) break;
+    }
+    need = AMTCP_FRAME_HDR;
+    if (avail < AMTCP_FRAME_HDR) break;
+    unsigned char *fp = c->rbuf + c->rpos;
+    amtcp_frame_t f;
+    amtcp_bad_t b = amtcp_wire_frame_decode(fp, &f, AMTCP_MAX_PAYLOAD);
+    if (b != AMTCP_BAD_NONE) {
+      *fail = "sent a malformed frame";
+      *bad = (int)b;
+      *badf = f;
+      return n;
+    }
+    if (f.type == AMTCP_T_BYE) {
+      *bye = 1;
+      c->rpos += AMTCP_FRAME_HDR;
+      continue;
+    }
+    size_t hlw = amtcp_round(f.hdrlen), flen = AMTCP_FRAME_HDR + hlw + amtcp_round(f.paylen);
+    const unsigned char *hdr = fp + AMTCP_FRAME_HDR;
+    unsigned char *pay = fp + AMTCP_FRAME_HDR + hlw;
+    if (avail >= AMTCP_FRAME_HDR + hlw + f.paylen) { /* whole payload here */
+      c->place_tried = 0;
+      c->rx_small = 0;
+      deliver(t, c, hdr, f.hdrlen, pay, f.paylen);
+      n++;
+      size_t used = avail < flen ? avail : flen;
+      c->rpos += used;
+      c->skip = flen - used;
+      continue;
+    }
+    need = flen;
+    if (avail < AMTCP_FRAME_HDR + hlw) break; /* core header incomplete */
+    if (flen <= AMTCP_RXBUF && (f.paylen < AMTCP_PLACE_MIN || c->place_tried)) break;
+    /* Big or placeable: read the rest of the payload straight to its place. */
+    void *dst = c->place_tried || !t->cfg.place || __atomic_load_n(&t->closing, __ATOMIC_RELAXED)
+                    ? NULL
+                    : t->cfg.place(t->cfg.ctx, c->rank, hdr, f.hdrlen, f.paylen);
+    c->place_tried = 1;
+    int owned = 0;
+    if (!dst) {
+      if (flen <= AMTCP_RXBUF) break; /* fits: wait for it in the buffer */
+      if (!(dst = malloc(f.paylen))) {
+        *fail = "out of memory for a large payload";
+        return n;
+      }
+      owned = 1;
+    }
+    io[owned ? 3 : 2]++;
+    size_t have = avail - AMTCP_FRAME_HDR - hlw;
+    memcpy(dst, pay, have);
+    c->big = dst;
+    c->big_len = f.paylen;
+    c->big_got = have;
+    c->big_owned = owned;
+    c->rx_small = 1;
+    c->big_f = f;
+    memcpy(c->big_hdr, hdr, f.hdrlen);
+    c->place_tried = 0;
+    c->rpos = c->rend = 0;
+    return n + rx_read(t, c, fail, bad, badf, bye, io); /* read on into place */
+  }
+  if (c->rpos == c->rend) {
+    c->rpos = c->rend = c->rpos & (AMTCP_ALIGN - 1);
+  } else if (c->rpos + need > AMTCP_RXBUF) { /* make room: move by a multiple of 16 */
+    size_t shift = c->rpos & ~(size_t)(AMTCP_ALIGN - 1);
+    memmove(c->rbuf + c->rpos - shift, c->rbuf + c->rpos, c->rend - c->rpos);
+    c->rpos -= shift;
+    c->rend -= shift;
+  }
+  return n;
+}
+
+/* Receive on one connection, if no other thread is. Frames delivered. */
+static int rx_conn(gasnetc_transport_t *t, amtcp_conn_t *c) {
+  AMTCP_LOCK(t);
+  if (c->rx_busy || c->state != AMTCP_CONN_UP) {
+    AMTCP_UNLOCK(t);
+    return 0;
+  }
+  c->rx_busy = 1;
+  AMTCP_UNLOCK(t);
+  const char *fail = NULL;
+  int bad = 0, bye = 0;
+  amtcp_frame_t badf = {0};
+  size_t io[4] = {0, 0, 0, 0}; /* recv calls, bytes, frames placed, big buffers */
+  int n = rx_read(t, c, &fail, &bad, &badf, &bye, io);
+  if (io[1] && (c->big || c->rpos != c->rend || c->skip)) /* a frame is streaming in */
+    __atomic_store_n(&t->midframe_ns, amtcp_now_ns(), __ATOMIC_RELAXED);
+  AMTCP_LOCK(t);
+  AMTCP_COUNT(t, recv_calls, io[0]);
+  AMTCP_COUNT(t, bytes_received, io[1]);
+  AMTCP_COUNT(t, frames_placed, io[2]);
+  AMTCP_COUNT(t, big_buffers, io[3]);
+  c->rx_busy = 0;
+  if (bye) {
+    c->bye_rcvd = 1;
+    AMTCP_COUNT(t, byes_received, 1);
+  }
+  if (t->closing) {
+    AMTCP_COUNT(t, discarded_closing, (uint64_t)n);
+    n = 0;
+  } else {
+    AMTCP_COUNT(t, frames_delivered, (uint64_t)n);
+  }
+  if (fail) {
+    if (bad) {
+      AMTCP_COUNT(t, bad_frames, 1);
+      fprintf(stderr, "amtcp: rank %u: closing the connection with rank %u: malformed frame "
+              "(%s: type %u, hdrlen %u, paylen %u)\n", t->cfg.myrank, c->rank,
+              amtcp_bad_name((amtcp_bad_t)bad), badf.type, badf.hdrlen, badf.paylen);
+    }
+    conn_fail(t, c, fail);
+  }
+  AMTCP_UNLOCK(t);
+  return n;
+}
+
+/* Tell the core about connections that failed at least AMTCP_DEAD_GRACE_NS
+ * ago. The grace lets the launcher end the job first when it knows why (a
+ * rank that aborts, or is killed, closes its connections at once): its
+ * message names the cause; ours would only name the broken connection. */
+static void report_dead(gasnetc_transport_t *t) {
+  uint64_t now = amtcp_now_ns();
+  for (;;) {
+    uint32_t rank = UINT32_MAX;
+    const char *why = NULL;
+    AMTCP_LOCK(t);
+    if (!t->closing && t->dead_unreported) {
+      for (uint32_t r = 0; r < t->cfg.nranks; r++) {
+        amtcp_conn_t *c = &t->conns[r];
+        if (c->dead && !c->dead_reported && now - c->dead_ns >= AMTCP_DEAD_GRACE_NS) {
+          c->dead_reported = 1;
+          __atomic_sub_fetch(&t->dead_unreported, 1, __ATOMIC_RELAXED);
+          rank = r;
+          why = c->dead_why;
+          break;
+        }
+      }
+    }
+    AMTCP_UNLOCK(t);
+    if (rank == UINT32_MAX) return;
+    if (t->cfg.peer_dead) t->cfg.peer_dead(t->cfg.ctx, rank, why);
+  }
+}
+
+/* The progress engine, in phases: (1) read and deliver: each live peer
+ * directly (few peers) or those epoll reports, at most AMTCP_EVENTS, one
+ * read each, so a flood cannot starve the caller; (2) now and then, a look
+ * at the listener (direct mode); (3) flush output queues; (4) tell the core
+ * about dead peers. */
+static int amtcp_progress(gasnetc_transport_t *t) {
+  if (!t->connected) return 0;
+  int n = 0;
+  if (t->direct) {
+    /* (a connection failing meanwhile may make this skip one: harmless) */
+    for (uint32_t i = 0;; i++) {
+      AMTCP_LOCK(t);
+      uint32_t r = i < t->nlive ? t->live[i] : UINT32_MAX;
+      if (i == 0) AMTCP_COUNT(t, direct_polls, 1);
+      AMTCP_UNLOCK(t);
+      if (r == UINT32_MAX) break;
+      n += rx_conn(t, &t->conns[r]);
+    }
+    if (__atomic_add_fetch(&t->npolls, 1, __ATOMIC_RELAXED) % AMTCP_LISTEN_EVERY == 0)
+      amtcp_late_accept(t);
+  } else {
+    struct epoll_event ev[AMTCP_EVENTS];
+    int k = epoll_wait(t->epfd, ev, AMTCP_EVENTS, 0);
+    AMTCP_LOCK(t);
+    AMTCP_COUNT(t, epoll_polls, 1);
+    AMTCP_UNLOCK(t);
+    for (int i = 0; i < k; i++) {
+      if (ev[i].data.u32 == AMTCP_LISTEN_ID) amtcp_late_accept(t);
+      else n += rx_conn(t, &t->conns[ev[i].data.u32]);
+    }
+  }
+  if (busy_get(t)) flush_all(t);
+  if (__atomic_load_n(&t->dead_unreported, __ATOMIC_RELAXED)) report_dead(t);
+  return n;
+}
+
+static int amtcp_poll(gasnetc_transport_t *t) { return amtcp_progress(t); }
+
+/* ---------------------------------------------------------------- sleeping */
+
+/* The loop only wakes us: reading and writing happen in amtcp_progress. */
+static void amtcp_uv_conn_cb(uv_poll_t *h, int status, int events) {
+  (void)h; (void)status; (void)events;
+}
+static void amtcp_uv_listen_cb(uv_poll_t *h, int status, int events) {
+  (void)status; (void)events;
+  amtcp_late_accept(h->data);
+}
+static void amtcp_uv_timer_cb(uv_timer_t *h) { (void)h; }
+
+/* Sleep until a connection is readable (or writable with output queued), a
+ * stranger connects, or timeout_ms passes (-1: no limit). */
+static void amtcp_sleep(gasnetc_transport_t *t, int timeout_ms) {
+#if GASNETC_THREADS
+  if (pthread_mutex_trylock(&t->wait_lock) != 0) { /* another thread runs the loop */
+    struct epoll_event ev;
+    epoll_wait(t->epfd, &ev, 1, timeout_ms);
+    return;
+  }
+#endif
+  AMTCP_LOCK(t);
+  for (uint32_t r = 0; r < t->cfg.nranks; r++) {
+    amtcp_conn_t *c = &t->conns[r];
+    if (!c->uv_on) continue;
+    int want = c->state == AMTCP_CONN_UP ? UV_READABLE | (c->q_head ? UV_WRITABLE : 0) : 0;
+    if (want == c->uv_events) continue;
+    if (want) uv_poll_start(&c->uvp, want, amtcp_uv_conn_cb);
+    else uv_poll_stop(&c->uvp);
+    c->uv_events = (uint8_t)want;
+  }
+  AMTCP_UNLOCK(t);
+  uv_update_time(&t->loop);
+  if (timeout_ms >= 0) uv_timer_start(&t->uv_timer, amtcp_uv_timer_cb, (uint64_t)timeout_ms, 0);
+  uv_run(&t->loop, UV_RUN_ONCE);
+  uv_timer_stop(&t->uv_timer);
+#if GASNETC_THREADS
+  pthread_mutex_unlock(&t->wait_lock);
+#endif
+}
+
+static int amtcp_wait(gasnetc_transport_t *t, int timeout_ms) {
+  if (!t->connected) return 0;
+  int n = amtcp_progress(t);
+  if (n > 0 || timeout_ms == 0) return n;
+  /* A frame whose bytes are still arriving completes sooner if we keep
+   * reading than if each slice of it costs a sleep and a wakeup. */
+  if (amtcp_now_ns() - __atomic_load_n(&t->midframe_ns, __ATOMIC_RELAXED) < AMTCP_MIDFRAME_NS)
+    return n;
+  amtcp_sleep(t, timeout_ms);
+  return amtcp_progress(t);
+}
+
+/* A sender waiting on c (its queue is too long, or its payload unsent):
+ * progress, then sleep up to 1 ms until c is writable or anything is
+ * readable. Reading while waiting to write is what keeps two ranks that
+ * flood each other from both stalling on full buffers. Lock not held. */
+static void send_wait(gasnetc_transport_t *t, amtcp_conn_t *c) {
+  if (amtcp_progress(t) > 0) return;
+  AMTCP_LOCK(t);
+  int fd = c->state == AMTCP_CONN_UP ? c->fd : -1;
+  AMTCP_UNLOCK(t);
+  struct pollfd pf[2] = {{.fd = fd, .events = POLLOUT}, {.fd = t->epfd, .events = POLLIN}};
+  poll(pf, 2, 1);
+}
+
+/* ---------------------------------------------------------------- sending */
+
+/* What a send to a connection that is no longer up returns. Lock held.
+ * A peer that said BYE is leaving with the job, and a failed peer not yet
+ * reported is in its grace (report_dead): the frame is dropped (counted),
+ * as it would be in flight to a dead peer; afterwards -EPIPE. */
+static int gone_rc(gasnetc_transport_t *t, amtcp_conn_t *c) {
+  if ((c->bye_rcvd && !c->dead) || (c->dead && !c->dead_reported)) {
+    AMTCP_COUNT(t, dropped_to_gone, 1);
+    return 0;
+  }
+  return -EPIPE;
+}
+
+static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, size_t hdrlen,
+                      const void *payload, size_t paylen, unsigned flags) {
+  if (!t->connected || dest >= t->cfg.nranks || dest == t->cfg.myrank) return -EINVAL;
+  if (hdrlen == 0 || hdrlen > GASNETC_HDR_MAX || paylen > AMTCP_MAX_PAYLOAD) return -EMSGSIZE;
+  amtcp_conn_t *c = &t->conns[dest];
+  int is_reply = (flags & GASNETC_SEND_REPLY) != 0;
+
+  /* Frame header and core header (padded) in one piece, payload, padding. */
+  unsigned char head[AMTCP_FRAME_HDR + GASNETC_HDR_MAX + AMTCP_ALIGN];
+  amtcp_frame_t f = {.type = AMTCP_T_DATA, .flags = is_reply ? AMTCP_F_REPLY : 0,
+                     .hdrlen = (uint16_t)hdrlen, .paylen = (uint32_t)paylen};
+  amtcp_wire_frame_encode(head, &f);
+  memcpy(head + AMTCP_FRAME_HDR, hdr, hdrlen);
+  size_t headlen = AMTCP_FRAME_HDR + amtcp_round(hdrlen);
+  memset(head + AMTCP_FRAME_HDR + hdrlen, 0, headlen - AMTCP_FRAME_HDR - hdrlen);
+  struct iovec iov[3] = {{head, headlen},
+                         {(void *)payload, paylen},
+                         {(void *)amtcp_zeros, amtcp_pad(paylen)}};
+  size_t total = headlen + paylen + iov[2].iov_len;
+
+  AMTCP_LOCK(t);
+  if (!is_reply && c->q_bytes > t->tun.queue_max && c->state == AMTCP_CONN_UP) {
+    AMTCP_COUNT(t, send_blocked, 1);
+    do {
+      AMTCP_UNLOCK(t);
+      send_wait(t, c);
+      AMTCP_LOCK(t);
+    } while (c->q_bytes > t->tun.queue_max && c->state == AMTCP_CONN_UP);
+  }
+  int rc = 0;
+  if (c->state != AMTCP_CONN_UP || c->bye_rcvd) {
+    rc = gone_rc(t, c);
+    AMTCP_UNLOCK(t);
+    return rc;
+  }
+  AMTCP_COUNT(t, frames_sent, 1);
+  AMTCP_COUNT(t, bytes_sent, total);
+  size_t done = 0;
+  if (!c->q_head) { /* the common case: straight to the socket */
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = iov[2].iov_len ? 3 : 2};
+    ssize_t k;
+    do k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (k < 0 && errno == EINTR);
+    AMTCP_COUNT(t, sendmsg_calls, 1);
+    if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      conn_fail(t, c, errno_why(errno));
+      rc = gone_rc(t, c);
+      AMTCP_UNLOCK(t);
+      return rc;
+    }
+    done = k > 0 ? (size_t)k : 0;
+  }
+  amtcp_chunk_t borrowed = {.owned = 0};
+  int wait_borrowed = 0;
+  if (done < total) { /* queue what the kernel did not take */
+    if (done) AMTCP_COUNT(t, partial_writes, 1);
+    AMTCP_COUNT(t, frames_queued, 1);
+    AMTCP_COUNT(t, bytes_queued, total - done);
+    for (int i = 0; i < 3 && rc == 0; i++) {
+      size_t len = iov[i].iov_len;
+      if (done >= len) { done -= len; continue; }
+      const unsigned char *p = (const unsigned char *)iov[i].iov_base + done;
+      len -= done;
+      done = 0;
+      if (i == 1 && !is_reply && len >= AMTCP_ZCOPY_MIN) {
+        borrowed.p = p;
+        borrowed.len = len;
+        q_link(t, c, &borrowed);
+        c->q_bytes += len;
+        wait_borrowed = 1;
+      } else {
+        rc = q_copy(t, c, p, len);
+      }
+    }
+    if (rc) { /* out of memory mid-frame: the stream is broken */
+      fprintf(stderr, "amtcp: rank %u: out of memory queueing a frame for rank %u\n",
+              t->cfg.myrank, dest);
+      conn_fail(t, c, "out of memory on the sender");
+      rc = -ENOMEM;
+    } else {
+      conn_flush(t, c);
+    }
+  }
+  if (wait_borrowed) { /* zero copy: wait until the kernel has the payload */
+    AMTCP_COUNT(t, zcopy_waits, 1);
+    while (borrowed.off < borrowed.len && c->state == AMTCP_CONN_UP) {
+      AMTCP_UNLOCK(t);
+      send_wait(t, c);
+      AMTCP_LOCK(t);
+    }
+    if (borrowed.off < borrowed.len) rc = gone_rc(t, c); /* conn_fail dropped the queue */
+  }
+  AMTCP_UNLOCK(t);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- open, connect */
+
+static void amtcp_close(gasnetc_transport_t *t);
+
+static int amtcp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t *cfg) {
+  *tp = NULL;
+  gasnetc_transport_t *t = calloc(1, sizeof *t);
+  if (!t) {
+    fprintf(stderr, "amtcp: out of memory opening the endpoint\n");
+    return -ENOMEM;
+  }
+  int rc = 0;
+  t->lfd = t->epfd = -1;
+  t->cfg = *cfg;
+#if GASNETC_THREADS
+  pthread_mutex_init(&t->lock, NULL);
+  pthread_mutex_init(&t->wait_lock, NULL);
+#endif
+  if (cfg->nranks == 0 || cfg->myrank >= cfg->nranks || !cfg->deliver) {
+    fprintf(stderr, "amtcp: bad config (rank %u of %u, deliver %s)\n", cfg->myrank,
+            cfg->nranks, cfg->deliver ? "set" : "NULL");
+    rc = -EINVAL;
+    goto fail;
+  }
+  amtcp_tunables_read(t);
+  if ((rc = amtcp_listen(t)) != 0) goto fail;
+  if ((t->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+    rc = -errno;
+    fprintf(stderr, "amtcp: epoll_create1: %s\n", strerror(errno));
+    goto fail;
+  }
+  struct epoll_event ev = {.events = EPOLLIN, .data.u32 = AMTCP_LISTEN_ID};
+  if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->lfd, &ev) != 0) {
+    rc = -errno;
+    fprintf(stderr, "amtcp: epoll_ctl: %s\n", strerror(errno));
+    goto fail;
+  }
+  if ((rc = uv_loop_init(&t->loop)) != 0) goto uv_fail;
+  t->uv_loop_ok = 1;
+  if ((rc = uv_poll_init(&t->loop, &t->uv_listen, t->lfd)) != 0) goto uv_fail;
+  t->uv_listen.data = t;
+  t->uv_listen_ok = 1;
+  if ((rc = uv_timer_init(&t->loop, &t->uv_timer)) != 0) goto uv_fail;
+  t->uv_timer_ok = 1;
+  *tp = t;
+  return 0;
+uv_fail:
+  fprintf(stderr, "amtcp: libuv: %s\n", uv_strerror(rc));
+fail:
+  amtcp_close(t);
+  return rc < 0 ? rc : -EIO;
+}
+
+static int amtcp_connect(gasnetc_transport_t *t, const void *blobs, size_t stride) {
+  if (t->connected || t->conns) return -EALREADY;
+  t->conns = calloc(t->cfg.nranks, sizeof *t->conns);
+  t->live = calloc(t->cfg.nranks, sizeof *t->live);
+  if (!t->conns || !t->live) {
+    fprintf(stderr, "amtcp: out of memory for %u peers\n", t->cfg.nranks);
+    return -ENOMEM;
+  }
+  for (uint32_t r = 0; r < t->cfg.nranks; r++) t->conns[r].fd = -1;
+  uint64_t t0 = amtcp_now_ns();
+  int rc = amtcp_mesh(t, blobs, stride);
+  if (rc != 0) return rc;
+  t->mesh_ns = amtcp_now_ns() - t0;
+  t->direct = t->tun.poll_mode == AMTCP_POLL_DIRECT ||
+              (t->tun.poll_mode == AMTCP_POLL_AUTO && t->nlive <= AMTCP_DIRECT_MAX);
+  uv_poll_start(&t->uv_listen, UV_READABLE, amtcp_uv_listen_cb);
+  t->connected = 1;
+  return 0;
+}
+
+static size_t amtcp_max_payload(gasnetc_transport_t *t) {
+  (void)t;
+  return AMTCP_MAX_PAYLOAD;
+}
+
+/* ---------------------------------------------------------------- stats, close */
+
+static void amtcp_stats(gasnetc_transport_t *t, FILE *out) {
+  static const char *const names[] = {
+#define AMTCP_X_NAME(name) #name,
+    AMTCP_COUNTERS(AMTCP_X_NAME)
+#undef AMTCP_X_NAME
+  };
+  uint64_t c[AMTCP_NCOUNTERS];
+  AMTCP_LOCK(t);
+  memcpy(c, t->ctr, sizeof c);
+  AMTCP_UNLOCK(t);
+  for (int i = 0; i < AMTCP_NCOUNTERS; i++)
+    fprintf(out, "tcp_%s %llu\n", names[i], (unsigned long long)c[i]);
+  fprintf(out, "tcp_mesh_usec %llu\n", (unsigned long long)(t->mesh_ns / 1000));
+}
+
+/* Closing: queue a BYE to every peer, flush (reading and discarding, so a
+ * peer flushing to us is not stalled) for at most AMTCP_CLOSE_FLUSH_NS,
+ * half-close, and give peers a moment to close their side too, so that no
+ * unread data makes our close send them a reset. */
+static void amtcp_close(gasnetc_transport_t *t) {
+  if (!t) return;
+  if (t->connected) {
+    AMTCP_LOCK(t);
+    __atomic_store_n(&t->closing, 1, __ATOMIC_RELAXED);
+    unsigned char bye[AMTCP_FRAME_HDR];
+    amtcp_frame_t f = {.type = AMTCP_T_BYE};
+    amtcp_wire_frame_encode(bye, &f);
+    for (uint32_t i = 0; i < t->nlive; i++) {
+      amtcp_conn_t *c = &t->conns[t->live[i]];
+      if (!c->bye_rcvd && q_copy(t, c, bye, sizeof bye) == 0) conn_flush(t, c);
+    }
+    AMTCP_UNLOCK(t);
+    uint64_t now = amtcp_now_ns(), end = now + AMTCP_CLOSE_FLUSH_NS;
+    while (busy_get(t) && (now = amtcp_now_ns()) < end) amtcp_wait(t, 1);
+    AMTCP_LOCK(t);
+    for (uint32_t i = 0; i < t->nlive; i++) shutdown(t->conns[t->live[i]].fd, SHUT_WR);
+    AMTCP_UNLOCK(t);
+    end = amtcp_now_ns() + AMTCP_CLOSE_DRAIN_NS;
+    while (t->nlive && amtcp_now_ns() < end) amtcp_wait(t, 1);
+  }
+  for (uint32_t r = 0; t->conns && r < t->cfg.nranks; r++) {
+    amtcp_conn_t *c = &t->conns[r];
+    conn_fail(t, c, NULL);
+    if (c->uv_on) uv_close((uv_handle_t *)&c->uvp, NULL);
+    if (c->fd >= 0) close(c->fd);
+    if (c->big_owned) free(c->big);
+    free(c->rbuf);
+  }
+  free(t->chunk_free);
+  if (t->uv_listen_ok) uv_close((uv_handle_t *)&t->uv_listen, NULL);
+  if (t->uv_timer_ok) uv_close((uv_handle_t *)&t->uv_timer, NULL);
+  if (t->uv_loop_ok) {
+    uv_run(&t->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&t->loop);
+  }
+  if (t->lfd >= 0) close(t->lfd);
+  if (t->epfd >= 0) close(t->epfd);
+#if GASNETC_THREADS
+  pthread_mutex_destroy(&t->lock);
+  pthread_mutex_destroy(&t->wait_lock);
+#endif
+  free(t->conns);
+  free(t->live);
+  free(t);
+}
+
+const gasnetc_transport_ops_t amtcp_ops = {
+  .name = "tcp",
+  .open = amtcp_open,
+  .address = amtcp_address,
+  .connect = amtcp_connect,
+  .max_payload = amtcp_max_payload,
+  .send = amtcp_send,
+  .poll = amtcp_poll,
+  .wait = amtcp_wait,
+  .stats = amtcp_stats,
+  .close = amtcp_close,
+};

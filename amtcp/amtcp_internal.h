@@ -1,0 +1,179 @@
+/*
+ * amtcp_internal.h - the objects of the TCP transport and the functions its
+ * files call in one another. Not seen outside amtcp/ (but by its tests).
+ *
+ *   amtcp.c        ops table: open/close, send and the per-peer output
+ *                  queue, the receive path, poll/wait, stats, tunables
+ *   amtcp_conn.c   the listening socket, address blobs, the connection mesh
+ *                  built in connect() with its handshake, late connections
+ *   amtcp_wire.h   the byte stream format
+ *
+ * Locking (PAR builds only, GASNETC_THREADS=1): one mutex, t->lock, guards
+ * every field below except a connection's receive state (rbuf..big_*), which
+ * belongs to the one thread that set c->rx_busy (under the lock) until it
+ * clears it. Output is written under the lock, so frames never interleave.
+ * Callbacks into the core are made with the lock released.
+ */
+#ifndef AMTCP_INTERNAL_H
+#define AMTCP_INTERNAL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* accept4, MSG_NOSIGNAL; must precede system headers */
+#endif
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <uv.h>
+
+#include "transport.h"
+#include "amtcp_wire.h"
+
+#ifndef GASNETC_THREADS
+#define GASNETC_THREADS 0
+#endif
+#if GASNETC_THREADS
+#include <pthread.h>
+#define AMTCP_LOCK(t)   pthread_mutex_lock(&(t)->lock)
+#define AMTCP_UNLOCK(t) pthread_mutex_unlock(&(t)->lock)
+#else
+#define AMTCP_LOCK(t)   ((void)0)
+#define AMTCP_UNLOCK(t) ((void)0)
+#endif
+
+#define AMTCP_MAX_PAYLOAD (4u << 20)   /* frame payload limit: 4 MiB */
+#define AMTCP_RXBUF       (128u << 10) /* receive buffer per connection: holds any
+                                          Medium frame whole; larger frames are
+                                          read straight into their destination */
+#define AMTCP_PLACE_MIN   (16u << 10)  /* incomplete payloads from this size ask
+                                          place() and skip the buffer */
+#define AMTCP_PEEK        4096u        /* first read after a big payload */
+#define AMTCP_CHUNK       (64u << 10)  /* output queue chunk: small frames share one */
+#define AMTCP_ZCOPY_MIN   (64u << 10)  /* a request's unsent payload from this size
+                                          is not copied: send waits until written */
+#define AMTCP_IOV         16           /* iovecs per sendmsg() when flushing a queue */
+#define AMTCP_EVENTS      64           /* epoll events per poll: bounds poll's work */
+#define AMTCP_LISTEN_EVERY 4096        /* polls between looks at the listener */
+#define AMTCP_MIDFRAME_NS 200000ULL  /* wait() does not sleep this long after
+                                          reading part of a frame */
+#define AMTCP_DEAD_GRACE_NS 500000000ULL /* a failed connection is reported
+                                          this long after it failed: see report_dead */
+#define AMTCP_CLOSE_FLUSH_NS 2000000000ULL /* close flushes for at most 2 s */
+
+/* Counters: one table, names generated from it (see amtcp_stats). */
+#define AMTCP_COUNTERS(X)                                                    \
+  X(frames_sent) X(frames_delivered) X(bytes_sent) X(bytes_received)        \
+  X(sendmsg_calls) X(partial_writes) X(frames_queued) X(bytes_queued)       \
+  X(zcopy_waits) X(send_blocked) X(recv_calls) X(frames_placed)            \
+  X(big_buffers) X(bad_frames) X(bad_hellos) X(late_connections)          \
+  X(byes_received) X(dropped_to_gone) X(peers_dead) X(discarded_closing)   \
+  X(epoll_polls) X(direct_polls)
+
+enum {
+#define AMTCP_X_ENUM(name) AMTCP_C_##name,
+  AMTCP_COUNTERS(AMTCP_X_ENUM)
+#undef AMTCP_X_ENUM
+  AMTCP_NCOUNTERS
+};
+#define AMTCP_COUNT(t, name, n) ((t)->ctr[AMTCP_C_##name] += (n))
+
+/* Output queue element. Owned chunks hold copies (small frames share one);
+ * a borrowed chunk points at a sender's payload, which waits in send()
+ * until the chunk is written. */
+typedef struct amtcp_chunk {
+  struct amtcp_chunk *next;
+  const unsigned char *p;   /* bytes [off, len) still to write */
+  size_t len, off, cap;     /* cap: bytes of buf (owned chunks) */
+  int owned;
+  unsigned char buf[];
+} amtcp_chunk_t;
+
+typedef enum {
+  AMTCP_CONN_NONE = 0,      /* not connected (yet) */
+  AMTCP_CONN_UP,            /* handshake done: frames flow */
+  AMTCP_CONN_GONE,          /* closed: peer said BYE, died, or we are closing */
+} amtcp_conn_state_t;
+
+typedef struct amtcp_conn {
+  uint32_t rank;
+  int fd;
+  amtcp_conn_state_t state;
+  uint8_t bye_rcvd;         /* peer said BYE: its end of stream is no failure */
+  uint8_t dead;             /* failed: peer_dead owed or made */
+  uint8_t dead_reported;
+  uint8_t rx_busy;          /* a thread owns the receive state */
+  uint8_t uv_on, uv_events; /* uvp initialised; the events it is started for */
+  const char *dead_why;
+  uint64_t dead_ns;         /* when it failed (reported after a grace) */
+  struct sockaddr_storage addr; /* the peer's advertised listening address */
+  socklen_t addrlen;
+  uv_poll_t uvp;
+  /* output queue */
+  amtcp_chunk_t *q_head, *q_tail;
+  size_t q_bytes;
+  /* receive state (owner: the rx_busy thread) */
+  unsigned char *rbuf;      /* AMTCP_RXBUF bytes, AMTCP_ALIGN-aligned */
+  size_t rpos, rend;        /* unparsed bytes are rbuf[rpos, rend) */
+  size_t skip;              /* padding still to skip after a big payload */
+  int place_tried;          /* place() already asked for the frame at rpos */
+  int rx_small;             /* the last frame was read in place: read AMTCP_PEEK next */
+  unsigned char *big;       /* a big payload being read in place, or NULL */
+  size_t big_len, big_got;
+  int big_owned;            /* big was malloc'd by us */
+  amtcp_frame_t big_f;
+  unsigned char big_hdr[GASNETC_HDR_MAX];
+} amtcp_conn_t;
+
+/* Tunables, read once at open (amtcp_tunables_read). */
+typedef struct amtcp_tun {
+  int sockbuf;              /* SO_SNDBUF/SO_RCVBUF asked, 0 = kernel autotuning */
+  int sockbuf_force;        /* set with SO_*BUFFORCE (past net.core.*mem_max) */
+  double connect_timeout_s;
+  size_t queue_max;         /* queued bytes per peer before requests block */
+  int poll_mode;            /* AMTCP_POLL_* */
+} amtcp_tun_t;
+
+enum { AMTCP_POLL_AUTO = 0, AMTCP_POLL_DIRECT = 1, AMTCP_POLL_EPOLL = 2 };
+
+struct gasnetc_transport {
+  gasnetc_transport_config_t cfg;
+  amtcp_tun_t tun;
+  int lfd;                  /* listening socket */
+  int epfd;                 /* epoll set of the connections and the listener */
+  struct sockaddr_storage self;
+  socklen_t selflen;
+  uv_loop_t loop;
+  uv_poll_t uv_listen;
+  uv_timer_t uv_timer;
+  int uv_loop_ok, uv_listen_ok, uv_timer_ok;
+  int connected;
+  int closing;              /* close() is flushing: deliver nothing more (atomic) */
+  int direct;               /* poll reads each connection directly (few peers) */
+  uint32_t npolls;           /* atomic */
+  uint32_t nbusy;           /* connections with output queued (atomic) */
+  uint64_t mesh_ns;         /* how long connect() took building the mesh */
+  uint64_t midframe_ns;     /* last read of a frame not complete yet (atomic) */
+  amtcp_conn_t *conns;      /* [nranks]; conns[myrank] unused */
+  uint32_t *live;           /* ranks of the connections that are up, nlive of them */
+  uint32_t nlive;
+  uint32_t dead_unreported;  /* atomic */
+  amtcp_chunk_t *chunk_free; /* one spare AMTCP_CHUNK chunk */
+  uint64_t ctr[AMTCP_NCOUNTERS];
+#if GASNETC_THREADS
+  pthread_mutex_t lock;
+  pthread_mutex_t wait_lock; /* one thread at a time sleeps in the uv loop */
+#endif
+};
+
+uint64_t amtcp_now_ns(void);
+
+/* amtcp_conn.c */
+int amtcp_listen(gasnetc_transport_t *t);                 /* at open */
+int amtcp_address(gasnetc_transport_t *t, void *blob, size_t *len);
+int amtcp_mesh(gasnetc_transport_t *t, const void *blobs, size_t stride);
+void amtcp_late_accept(gasnetc_transport_t *t);           /* lock NOT held */
+void amtcp_sock_tune(gasnetc_transport_t *t, int fd);     /* buffers before connect */
+const char *amtcp_addr_name(const struct sockaddr_storage *ss, char *buf, size_t len);
+
+#endif /* AMTCP_INTERNAL_H */

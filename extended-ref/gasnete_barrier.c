@@ -1,0 +1,150 @@
+/*
+ * gasnete_barrier.c - split-phase barriers (spec 3.5) as a dissemination
+ * barrier over AMs: ceil(log2 N) rounds; in round r node i sends its
+ * accumulated state to node (i + 2^r) mod N and waits for the one of node
+ * (i - 2^r) mod N. After the last round every node has heard, directly or
+ * transitively, from every node, so it has the combination of all notifies.
+ *
+ * State carried: "anonymous so far", or "named with id", or "mismatch".
+ * Combining is commutative, associative and idempotent (the overlaps of the
+ * dissemination pattern do not matter):
+ *   mismatch + x        = mismatch   (GASNET_BARRIERFLAG_MISMATCH anywhere)
+ *   anonymous + x       = x
+ *   named a + named b   = a == b ? named a : mismatch
+ * which gives exactly spec 3.5.0.2's "any two nodes passed non-anonymous
+ * barrier values which didn't match".
+ *
+ * Handlers cannot send requests (spec 2.4.1 / core), so a round's message
+ * only records the arrival; the next round is sent by the waiting thread,
+ * in gasnet_barrier_wait / gasnet_barrier_try (gasnete_barrier_kick).
+ * A node can be at most one barrier ahead of another (it cannot finish
+ * barrier k+1 before everyone notified k+1), so arrivals are kept per
+ * phase parity.
+ *
+ * Threads: the client lets one thread at a time into the barrier calls
+ * (spec 3.5); handlers on other threads only fill arrival slots, published
+ * with a release store of the phase number.
+ */
+#include "gasnete_internal.h"
+
+#define GASNETE_BARRIER_MAX_ROUNDS 32
+
+enum { GASNETE_B_NAMED = 0, GASNETE_B_ANON = 1, GASNETE_B_MISMATCH = 2 };
+
+typedef struct {
+  int kind; /* GASNETE_B_* */
+  int id;   /* when named */
+} gasnete_bstate_t;
+
+typedef struct {
+  uint32_t arrived; /* phase number + 1 of the message in this slot, 0 = empty */
+  int kind, id;
+} gasnete_bslot_t;
+
+static struct {
+  uint32_t phase;      /* barriers notified so far */
+  int notified;        /* between notify and the matching wait/try success */
+  int notify_id, notify_flags;
+  int round;           /* next round whose message we wait for */
+  gasnete_bstate_t acc;
+  gasnete_bslot_t slot[2][GASNETE_BARRIER_MAX_ROUNDS];
+} gasnete_b;
+
+static inline gasnete_bstate_t gasnete_bcombine(gasnete_bstate_t a, gasnete_bstate_t b) {
+  if (b.kind == GASNETE_B_MISMATCH) return b;
+  if (a.kind == GASNETE_B_MISMATCH) return a;
+  if (a.kind == GASNETE_B_ANON) return b;
+  if (b.kind == GASNETE_B_ANON) return a;
+  if (a.id != b.id) a.kind = GASNETE_B_MISMATCH;
+  return a;
+}
+
+static int gasnete_brounds(void) {
+  int r = 0;
+  while (((gasnet_node_t)1 << r) < gasnete_g.nodes) r++;
+  return r;
+}
+
+void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t phase, gasnete_arg_t round,
+                             gasnete_arg_t kind, gasnete_arg_t id) {
+  (void)t;
+  if (GASNETE_UNLIKELY((uint32_t)round >= GASNETE_BARRIER_MAX_ROUNDS))
+    gasnete_fatal("barrier message for round %d: corrupt (at most %d rounds)", (int)round,
+                  GASNETE_BARRIER_MAX_ROUNDS);
+  gasnete_bslot_t *s = &gasnete_b.slot[(uint32_t)phase & 1][round];
+  __atomic_store_n(&s->kind, kind, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->id, id, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->arrived, (uint32_t)phase + 1, __ATOMIC_RELEASE);
+}
+
+static void gasnete_bsend(int round) {
+  gasnet_node_t peer = (gasnet_node_t)((gasnete_g.mynode + ((gasnet_node_t)1 << round)) %
+                                       gasnete_g.nodes);
+  gasnet_AMRequestShort4(peer, GASNETE_H_BARRIER, (gasnet_handlerarg_t)gasnete_b.phase,
+                         round, gasnete_b.acc.kind, gasnete_b.acc.id);
+}
+
+/* Consume the arrived rounds, sending the next ones; 1 when complete. */
+static int gasnete_barrier_kick(void) {
+  const int rounds = gasnete_brounds();
+  const uint32_t phase = gasnete_b.phase;
+  while (gasnete_b.round < rounds) {
+    gasnete_bslot_t *s = &gasnete_b.slot[phase & 1][gasnete_b.round];
+    if (__atomic_load_n(&s->arrived, __ATOMIC_ACQUIRE) != phase + 1) return 0;
+    gasnete_bstate_t in = { __atomic_load_n(&s->kind, __ATOMIC_RELAXED),
+                            __atomic_load_n(&s->id, __ATOMIC_RELAXED) };
+    __atomic_store_n(&s->arrived, 0, __ATOMIC_RELAXED);
+    gasnete_b.acc = gasnete_bcombine(gasnete_b.acc, in);
+    if (++gasnete_b.round < rounds) gasnete_bsend(gasnete_b.round);
+  }
+  return 1;
+}
+
+void gasnet_barrier_notify(int id, int flags) {
+  if (GASNETE_UNLIKELY(!gasnete_g.attached))
+    gasnete_fatal("gasnet_barrier_notify: called before gasnet_attach (spec 2.1.0.1)");
+  if (GASNETE_UNLIKELY(gasnete_b.notified))
+    gasnete_fatal("gasnet_barrier_notify: called twice without a gasnet_barrier_wait or a "
+                  "successful gasnet_barrier_try in between (spec 3.5.0.1)");
+  if (GASNETE_UNLIKELY(flags & ~(GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH)))
+    gasnete_fatal("gasnet_barrier_notify: flags %#x: only 0, GASNET_BARRIERFLAG_ANONYMOUS "
+                  "and GASNET_BARRIERFLAG_MISMATCH are defined (spec 3.5)", (unsigned)flags);
+  gasnete_b.notified = 1;
+  gasnete_b.notify_id = id;
+  gasnete_b.notify_flags = flags;
+  gasnete_b.phase++;
+  gasnete_b.round = 0;
+  gasnete_b.acc.kind = (flags & GASNET_BARRIERFLAG_MISMATCH) ? GASNETE_B_MISMATCH
+                       : (flags & GASNET_BARRIERFLAG_ANONYMOUS) ? GASNETE_B_ANON
+                                                                : GASNETE_B_NAMED;
+  gasnete_b.acc.id = gasnete_b.acc.kind == GASNETE_B_NAMED ? id : 0;
+  if (gasnete_brounds() > 0) gasnete_bsend(0);
+}
+
+/* Spec 3.5.0.2: the result once every node has notified. */
+static int gasnete_barrier_result(int id, int flags) {
+  gasnete_b.notified = 0;
+  if (gasnete_b.acc.kind == GASNETE_B_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;
+  if (flags != gasnete_b.notify_flags) return GASNET_ERR_BARRIER_MISMATCH;
+  if (flags == 0 && id != gasnete_b.notify_id) return GASNET_ERR_BARRIER_MISMATCH;
+  return GASNET_OK;
+}
+
+int gasnet_barrier_wait(int id, int flags) {
+  if (GASNETE_UNLIKELY(!gasnete_b.notified))
+    gasnete_fatal("gasnet_barrier_wait: no gasnet_barrier_notify since the last wait or "
+                  "successful try (spec 3.5.0.2)");
+  GASNETE_WAIT_UNTIL(gasnete_barrier_kick());
+  return gasnete_barrier_result(id, flags);
+}
+
+int gasnet_barrier_try(int id, int flags) {
+  if (GASNETE_UNLIKELY(!gasnete_b.notified))
+    gasnete_fatal("gasnet_barrier_try: no gasnet_barrier_notify since the last wait or "
+                  "successful try (spec 3.5.0.3)");
+  if (!gasnete_barrier_kick()) {
+    gasnet_AMPoll();
+    if (!gasnete_barrier_kick()) return GASNET_ERR_NOT_READY;
+  }
+  return gasnete_barrier_result(id, flags);
+}

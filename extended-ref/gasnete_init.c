@@ -1,0 +1,100 @@
+/*
+ * gasnete_init.c - what the core asks of the extended API: its handler
+ * table (gasnete_get_handlertable, called by gasnet_attach before the
+ * tables are exchanged) and its initialisation (gasnete_init, called by
+ * gasnet_attach once the segments are known, before attach's barrier);
+ * plus the fatal-error path and the argument checks every call shares.
+ *
+ * Tunable (read once here, through gasnet_getenv):
+ *   GASNET_EXT_PIPELINE_BYTES  payload bytes in flight per completion
+ *                              counter (default 4 MiB; suffixes k, M, G);
+ *                              chunks are min(1 MiB, this / 2)
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gasnete_internal.h"
+
+#define GASNETE_PIPELINE_DEFAULT (4u << 20)
+
+gasnete_state_t gasnete_g = { .waitmode = GASNET_WAIT_SPINBLOCK };
+
+#define GASNETE_ENTRY(idx, fn) { idx, (void (*)())fn }
+static const gasnet_handlerentry_t gasnete_handlers[] = {
+  GASNETE_ENTRY(GASNETE_H_PUT_REQ, gasnete_put_req_handler),
+  GASNETE_ENTRY(GASNETE_H_ACK, gasnete_ack_handler),
+  GASNETE_ENTRY(GASNETE_H_GET_REQ, gasnete_get_req_handler),
+  GASNETE_ENTRY(GASNETE_H_GET_REP_MED, gasnete_get_rep_med_handler),
+  GASNETE_ENTRY(GASNETE_H_GET_REP_LONG, gasnete_get_rep_long_handler),
+  GASNETE_ENTRY(GASNETE_H_MEMSET_REQ, gasnete_memset_req_handler),
+  GASNETE_ENTRY(GASNETE_H_BARRIER, gasnete_barrier_handler),
+};
+
+const gasnet_handlerentry_t *gasnete_get_handlertable(int *numentries) {
+  *numentries = (int)(sizeof gasnete_handlers / sizeof gasnete_handlers[0]);
+  return gasnete_handlers;
+}
+
+static size_t gasnete_parse_bytes(const char *name, const char *v, size_t dflt) {
+  if (!v || !*v) return dflt;
+  char *end;
+  unsigned long long n = strtoull(v, &end, 10);
+  switch (*end) {
+  case 'k': case 'K': n <<= 10; end++; break;
+  case 'm': case 'M': n <<= 20; end++; break;
+  case 'g': case 'G': n <<= 30; end++; break;
+  default: break;
+  }
+  if (*end || n == 0) gasnete_fatal("%s='%s' is not a positive number of bytes", name, v);
+  return (size_t)n;
+}
+
+/* Called by gasnet_attach (core/gasnetc_init.c) with the segments known. */
+void gasnete_init(void) {
+  gasnete_g.mynode = gasnet_mynode();
+  gasnete_g.nodes = gasnet_nodes();
+  gasnete_g.seg = malloc(sizeof *gasnete_g.seg * gasnete_g.nodes);
+  if (!gasnete_g.seg ||
+      gasnet_getSegmentInfo(gasnete_g.seg, (int)gasnete_g.nodes) != GASNET_OK)
+    gasnete_fatal("gasnet_attach: cannot learn the segments of %u nodes",
+                  (unsigned)gasnete_g.nodes);
+  gasnete_g.pipeline_bytes = gasnete_parse_bytes(
+      "GASNET_EXT_PIPELINE_BYTES", gasnet_getenv("GASNET_EXT_PIPELINE_BYTES"),
+      GASNETE_PIPELINE_DEFAULT);
+  /* At least two chunks fit in the window, so a large transfer is always a
+   * pipeline; no chunk below a Medium's worth. */
+  size_t half = gasnete_g.pipeline_bytes / 2;
+  if (half < gasnet_AMMaxMedium()) half = gasnet_AMMaxMedium();
+  gasnete_g.put_chunk = half < gasnet_AMMaxLongRequest() ? half : gasnet_AMMaxLongRequest();
+  gasnete_g.get_chunk = half < gasnet_AMMaxLongReply() ? half : gasnet_AMMaxLongReply();
+  gasnete_g.attached = 1;
+}
+
+/* Spec 3: fatal, with a message. We end the job through gasnet_exit(1), as
+ * the core does for its own misuse errors, rather than SIGABRT: every node
+ * exits promptly with the same code and no core file. */
+void gasnete_fatal(const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fflush(stdout);
+  fprintf(stderr, "GASNet error: %s (on node %u of %u)\n", msg, (unsigned)gasnet_mynode(),
+          (unsigned)gasnet_nodes());
+  fflush(stderr);
+  gasnet_exit(1);
+}
+
+void gasnete_check_remote_slow(const char *fname, gasnet_node_t node, const void *addr,
+                               size_t n, const char *what) {
+  if (!gasnete_g.attached)
+    gasnete_fatal("%s: called before gasnet_attach (spec 2.1.0.1)", fname);
+  if (node >= gasnete_g.nodes)
+    gasnete_fatal("%s: node %u does not exist (the job has %u nodes)", fname,
+                  (unsigned)node, (unsigned)gasnete_g.nodes);
+  gasnete_fatal("%s: %s [%p,+%zu) outside node %u's segment [%p,%p) (spec 3.1)", fname, what,
+                addr, n, (unsigned)node, gasnete_g.seg[node].addr,
+                (void *)((char *)gasnete_g.seg[node].addr + gasnete_g.seg[node].size));
+}

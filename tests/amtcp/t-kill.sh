@@ -1,0 +1,47 @@
+#!/bin/bash
+# t-kill.sh - a peer lost mid-transfer ends the job: 4 ranks stream 256 KiB
+# Longs to each other; after 1 s
+#   kill     node 2 is killed (SIGKILL): the job must end with a non-zero
+#            code and a message naming rank/node 2 (the launcher's, or the
+#            transport's "node 2 is dead or unreachable"), no process left;
+#   reset    node 2's connections are torn down with RST while it lives
+#            (ss -K, if the kernel allows it): a transport must report it,
+#            from either end: "node 2 is dead or unreachable (connection
+#            reset)" from a peer, or "node N is dead or unreachable
+#            (connection aborted) ... (on node 2 of 4)" from node 2 itself.
+# timeout: 120
+set -u
+cd "$TOP/tests/amtcp" || exit 1
+fails=0
+for how in kill reset; do
+  marker="t-kill-$how-$$"
+  log=$(mktemp)
+  "$TOP/spawner/gasnetrun_tcp" -n 4 ./t_amtcp_traffic stream 20 "$marker" >"$log" 2>&1 &
+  job=$!
+  for i in $(seq 50); do grep -q '^node 2 pid' "$log" && break; sleep 0.1; done
+  sleep 1
+  victim=$(sed -n 's/^node 2 pid \([0-9]*\)$/\1/p' "$log")
+  start=$(date +%s.%N)
+  if [ $how = kill ]; then
+    kill -9 "$victim"; want='rank 2 .*killed by signal 9|node 2 is dead or unreachable'
+  else
+    port=$(ss -ltnpH 2>/dev/null | grep "pid=$victim," | awk '{print $4}' | sed 's/.*://' | head -1)
+    if [ -z "$port" ] || ! ss -K -tn "sport = :$port" >/dev/null 2>&1 || ! ss -K -tn "dport = :$port" >/dev/null 2>&1; then
+      echo "SKIP reset: ss -K (iproute2, root, INET_DIAG_DESTROY) is not available here"; kill -9 "$victim"; wait $job; rm -f "$log"; continue
+    fi
+    want='node 2 is dead or unreachable \(connection (reset|aborted)\)|is dead or unreachable \(connection (reset|aborted)\).*on node 2 of 4'
+  fi
+  wait $job; rc=$?
+  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  sleep 0.5
+  left=$(pgrep -f -- "$marker" | wc -l)
+  grep -vE '^node [0-9]+ pid' "$log" | head -5
+  echo "$how: expected non-zero exit, a line matching '$want', 0 processes left"
+  echo "   got exit $rc after ${secs}s, $left processes left"
+  if [ "$rc" = 0 ] || ! grep -qE "$want" "$log" || [ "$left" != 0 ]; then
+    echo "FAIL: $how"; fails=$((fails + 1)); pkill -KILL -f -- "$marker" 2>/dev/null
+  fi
+  rm -f "$log"
+done
+[ $fails = 0 ] && echo "t-kill: all passed"
+exit $fails

@@ -1,0 +1,169 @@
+/*
+ * ext_bench.c - extended-API latency, bandwidth and barrier figures beside
+ * raw UDP probes measured in the same run (tests/bench/raw_probe.h).
+ *
+ *   gasnetrun -n N tests/bench/ext_bench [ITERS]     (N >= 2)
+ *
+ * Node 0 measures against node 1 (the other nodes wait in a barrier):
+ *   raw      16-byte UDP busy-poll ping-pong; UDP stream of 65000-byte
+ *            datagrams with a 32-datagram window, read from and written
+ *            into 16 MiB buffers front to back, as a 16 MiB put does
+ *   latency  blocking gasnet_put / gasnet_get (into heap memory) of 8 B to
+ *            2 KiB: mean and median per call, us
+ *   bandwidth 4 KiB to 16 MiB: blocking put, put_nbi (a stream of puts, one
+ *            sync), blocking get and get_nbi into our segment (Long replies),
+ *            get_nbi into heap memory (Medium replies); MB/s = 10^6 B/s
+ *   barrier  gasnet_barrier_notify + wait, anonymous, all N nodes: us per
+ *            barrier (mean over the loop, and median of single barriers)
+ * The last lines are the goals: 8-byte put <= 1.3x the raw round trip,
+ * 4 MiB put bandwidth >= 0.8x the raw stream, barrier <= 4x the raw round
+ * trip. Figures only; nothing is asserted.
+ */
+#define GASNET_SEQ 1
+#include <gasnet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raw_probe.h"
+
+#define H_PORT 128
+#define MiB (1024u * 1024u)
+#define SEGSIZE (34u * MiB)
+
+static gasnet_seginfo_t *seg;
+static char *heap;
+
+static void bar(void) {
+  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+}
+
+static double lat(int get, size_t n, int iters, double *median) {
+  double *t = malloc(sizeof *t * (size_t)iters), sum = 0;
+  char *remote = seg[1].addr;
+  for (int i = -20; i < iters; i++) {
+    double t0 = raw_probe_now_us();
+    if (get) gasnet_get(heap, 1, remote, n);
+    else gasnet_put(1, remote, heap, n);
+    if (i >= 0) { t[i] = raw_probe_now_us() - t0; sum += t[i]; }
+  }
+  qsort(t, (size_t)iters, sizeof *t, raw_probe_cmp);
+  *median = t[iters / 2];
+  free(t);
+  return sum / iters;
+}
+
+enum { BW_PUT, BW_PUT_NBI, BW_GET, BW_GET_NBI, BW_GET_NBI_HEAP, BW_KINDS };
+static const char *bw_names[] = { "put", "put_nbi", "get", "get_nbi", "get_nbi heap" };
+
+/* MB/s moving about `total` bytes in transfers of n bytes. */
+static double bw(int kind, size_t n, size_t total) {
+  size_t reps = total / n ? total / n : 1;
+  char *remote = seg[1].addr;
+  char *local = (char *)seg[0].addr + 17 * MiB; /* our segment: Long replies */
+  char *dst = kind == BW_GET_NBI_HEAP ? heap : local;
+  /* one warm-up transfer */
+  if (kind <= BW_PUT_NBI) gasnet_put(1, remote, heap, n); else gasnet_get(dst, 1, remote, n);
+  double t0 = raw_probe_now_us();
+  for (size_t i = 0; i < reps; i++) {
+    switch (kind) {
+    case BW_PUT: gasnet_put(1, remote, heap, n); break;
+    case BW_PUT_NBI: gasnet_put_nbi(1, remote, heap, n); break;
+    case BW_GET: gasnet_get(dst, 1, remote, n); break;
+    default: gasnet_get_nbi(dst, 1, remote, n); break;
+    }
+  }
+  gasnet_wait_syncnbi_all();
+  return (double)(reps * n) / (raw_probe_now_us() - t0);
+}
+
+int main(int argc, char **argv) {
+  gasnet_handlerentry_t table[] = { RAW_PROBE_HANDLER_ENTRY(H_PORT) };
+  if (gasnet_init(&argc, &argv) != GASNET_OK) return 1;
+  int iters = argc > 1 ? atoi(argv[1]) : 2000;
+  gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
+  if (n < 2) {
+    fprintf(stderr, "ext_bench: run on 2 or more nodes\n");
+    gasnet_exit(1);
+  }
+  if (gasnet_attach(table, 1, SEGSIZE, 0) != GASNET_OK) gasnet_exit(1);
+  seg = malloc(n * sizeof *seg);
+  gasnet_getSegmentInfo(seg, (int)n);
+  heap = calloc(1, 17 * MiB);
+
+  /* 1. raw probes between nodes 0 and 1 */
+  double rawrtt = 0, rawmed = 0, rawbw = 0;
+  int lost = 0;
+  if (me < 2) {
+    raw_probe_t p;
+    raw_probe_open(&p);
+    raw_probe_connect(&p, 1 - me, H_PORT);
+    rawrtt = raw_probe_pingpong(&p, me == 0, iters * 5, &rawmed);
+    rawbw = raw_probe_stream(&p, me == 0, 2000, &lost); /* 130 MB */
+    raw_probe_close(&p);
+  }
+  bar();
+  if (me == 0) {
+    const char *drop = gasnet_getenv("GASNET_UDP_DROP");
+    printf("# ext_bench: %u nodes, node 0 -> node 1, %d iterations, GASNET_UDP_DROP=%s\n",
+           (unsigned)n, iters, drop ? drop : "0");
+    printf("%-30s %10s %10s\n", "round trip / call", "mean(us)", "median(us)");
+    printf("%-30s %10.2f %10.2f\n", "raw UDP busy-poll 16 B", rawrtt, rawmed);
+    double put8 = 0, put8med = 0;
+    for (int get = 0; get < 2; get++)
+      for (size_t sz = 8; sz <= 2048; sz *= 2) {
+        double med, m = lat(get, sz, iters, &med);
+        char label[40];
+        snprintf(label, sizeof label, "gasnet_%s %zu B", get ? "get" : "put", sz);
+        printf("%-30s %10.2f %10.2f\n", label, m, med);
+        if (!get && sz == 8) { put8 = m; put8med = med; }
+      }
+    printf("%-14s", "bandwidth MB/s");
+    for (int k = 0; k < BW_KINDS; k++) printf(" %13s", bw_names[k]);
+    printf("\n%-14s %13.1f  (65000-byte datagrams from/into 16 MiB buffers, window 32, %d of 2000 "
+           "lost)\n", "raw UDP stream", rawbw, lost);
+    double put4m = 0, putnbi4m = 0;
+    for (size_t sz = 4096; sz <= 16 * MiB; sz *= 4) {
+      char label[20];
+      snprintf(label, sizeof label, sz >= MiB ? "%zu MiB" : "%zu KiB", sz >= MiB ? sz / MiB : sz / 1024);
+      printf("%-14s", label);
+      size_t total = sz < 65536 ? 16 * MiB : 64 * MiB;
+      for (int k = 0; k < BW_KINDS; k++) {
+        double b = bw(k, sz, total);
+        printf(" %13.1f", b);
+        if (sz == 4 * MiB && k == BW_PUT) put4m = b;
+        if (sz == 4 * MiB && k == BW_PUT_NBI) putnbi4m = b;
+      }
+      printf("\n");
+      fflush(stdout);
+    }
+    printf("summary: put 8 B mean %.2f us / raw round trip mean %.2f us = %.2fx (median %.2f / %.2f = "
+           "%.2fx), goal <= 1.3x\n", put8, rawrtt, put8 / rawrtt, put8med, rawmed, put8med / rawmed);
+    printf("summary: put 4 MiB %.1f MB/s (put_nbi %.1f) / raw stream %.1f MB/s = %.2fx (%.2fx), "
+           "goal >= 0.8x\n", put4m, putnbi4m, rawbw, put4m / rawbw, putnbi4m / rawbw);
+    fflush(stdout);
+  }
+  /* 2. barrier latency, all nodes */
+  bar();
+  int biters = iters;
+  double *bt = malloc(sizeof *bt * (size_t)biters);
+  for (int i = 0; i < 50; i++) bar();
+  double t0 = raw_probe_now_us();
+  for (int i = 0; i < biters; i++) {
+    double t1 = raw_probe_now_us();
+    bar();
+    bt[i] = raw_probe_now_us() - t1;
+  }
+  double mean = (raw_probe_now_us() - t0) / biters;
+  qsort(bt, (size_t)biters, sizeof *bt, raw_probe_cmp);
+  if (me == 0) {
+    printf("%-30s %10.2f %10.2f\n", "barrier (anonymous)", mean, bt[biters / 2]);
+    printf("summary: barrier on %u nodes mean %.2f us / raw round trip mean %.2f us = %.2fx "
+           "(median %.2f / %.2f = %.2fx), goal <= 4x\n", (unsigned)n, mean, rawrtt, mean / rawrtt,
+           bt[biters / 2], rawmed, bt[biters / 2] / rawmed);
+    fflush(stdout);
+  }
+  bar();
+  gasnet_exit(0);
+}

@@ -1,0 +1,189 @@
+/*
+ * raw_probe.h - plain-UDP reference probes for the GASNet benchmarks, run
+ * between two ranks of a GASNet job in the same run as the measured calls,
+ * so each figure can be printed beside the floor it stands on.
+ *
+ *   raw_probe_open()        a UDP socket bound to port 0 (any address)
+ *   raw_probe_connect()     learn the peer's port through an AM (the
+ *                           client registers RAW_PROBE_HANDLER_ENTRY(idx))
+ *   raw_probe_pingpong()    busy-poll ping-pong of 16-byte datagrams: the
+ *                           round trip any UDP AM layer stands on
+ *   raw_probe_stream()      one-way stream of RAW_PROBE_DGRAM-byte datagrams
+ *                           with a window of RAW_PROBE_WINDOW unacknowledged
+ *                           datagrams (the receiver acks every
+ *                           RAW_PROBE_ACK_EVERY); bandwidth = bytes the
+ *                           receiver got / time until it reported them. No
+ *                           retransmission: a lost datagram is just not counted.
+ *                           Like a large put, the sender reads and the
+ *                           receiver writes a RAW_PROBE_SPAN-byte buffer
+ *                           front to back (not one cache-hot datagram buffer).
+ * The peer is 127.0.0.1 unless RAW_PROBE_IP (or AM_BENCH_RAW_IP) names it.
+ * Both ranks call the same function with their role (initiator = 1 on one).
+ * While busy-polling, gasnet_AMPoll runs now and then, so AMs still in
+ * retransmission (GASNET_UDP_DROP) reach the peer.
+ */
+#ifndef RAW_PROBE_H
+#define RAW_PROBE_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#define RAW_PROBE_DGRAM 65000     /* bytes per stream datagram (loopback MTU is 65507) */
+#define RAW_PROBE_WINDOW 32       /* datagrams in flight: 2 MiB, below a 4 MiB socket buffer */
+#define RAW_PROBE_ACK_EVERY 8
+#define RAW_PROBE_SPAN (16u << 20) /* bytes streamed from / into, cyclically */
+
+static volatile int raw_probe_peer_port;
+static void raw_probe_port_handler(gasnet_token_t t, gasnet_handlerarg_t port) {
+  (void)t;
+  raw_probe_peer_port = port;
+}
+#define RAW_PROBE_HANDLER_ENTRY(idx) { (idx), (void (*)())raw_probe_port_handler }
+
+static inline double raw_probe_now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+static int raw_probe_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct {
+  int fd;
+  struct sockaddr_in peer;
+} raw_probe_t;
+
+static inline void raw_probe_open(raw_probe_t *p) {
+  p->fd = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET };
+  a.sin_addr.s_addr = htonl(INADDR_ANY);
+  bind(p->fd, (struct sockaddr *)&a, sizeof a);
+  int sz = 4 << 20;
+  setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+  setsockopt(p->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
+}
+
+/* Exchange ports with `peer` through the AM handler `h` (both ranks call). */
+static inline void raw_probe_connect(raw_probe_t *p, gasnet_node_t peer, gasnet_handler_t h) {
+  struct sockaddr_in a;
+  socklen_t alen = sizeof a;
+  getsockname(p->fd, (struct sockaddr *)&a, &alen);
+  raw_probe_peer_port = 0;
+  gasnet_AMRequestShort1(peer, h, ntohs(a.sin_port));
+  GASNET_BLOCKUNTIL(raw_probe_peer_port != 0);
+  const char *ip = gasnet_getenv("RAW_PROBE_IP");
+  if (!ip || !*ip) ip = gasnet_getenv("AM_BENCH_RAW_IP");
+  memset(&p->peer, 0, sizeof p->peer);
+  p->peer.sin_family = AF_INET;
+  p->peer.sin_port = htons((uint16_t)raw_probe_peer_port);
+  inet_pton(AF_INET, ip && *ip ? ip : "127.0.0.1", &p->peer.sin_addr);
+}
+
+static inline void raw_probe_close(raw_probe_t *p) { close(p->fd); }
+
+/* Receive one datagram without blocking the GASNet side for long. */
+static inline ssize_t raw_probe_recv(raw_probe_t *p, void *buf, size_t len) {
+  ssize_t r;
+  for (unsigned spins = 1; (r = recv(p->fd, buf, len, MSG_DONTWAIT)) < 0; spins++)
+    if (spins % 4096 == 0) gasnet_AMPoll();
+  return r;
+}
+
+/* Ping-pong: returns the mean round trip in us, *median the median. */
+static inline double raw_probe_pingpong(raw_probe_t *p, int initiator, int iters, double *median) {
+  char msg[16] = "raw-udp-probe";
+  double *rtt = malloc(sizeof *rtt * (size_t)iters), sum = 0;
+  for (int i = -100; i < iters; i++) { /* 100 warm-up rounds */
+    double t0 = raw_probe_now_us();
+    if (initiator) sendto(p->fd, msg, sizeof msg, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
+    raw_probe_recv(p, msg, sizeof msg);
+    if (!initiator) sendto(p->fd, msg, sizeof msg, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
+    if (i >= 0) { rtt[i] = raw_probe_now_us() - t0; sum += rtt[i]; }
+  }
+  qsort(rtt, (size_t)iters, sizeof *rtt, raw_probe_cmp);
+  *median = rtt[iters / 2];
+  free(rtt);
+  return sum / iters;
+}
+
+enum { RAW_PROBE_DATA = 1, RAW_PROBE_ACK, RAW_PROBE_END, RAW_PROBE_FINAL };
+typedef struct { uint32_t type, count; uint64_t bytes; } raw_probe_hdr_t;
+
+/* Stream `count` datagrams from the initiator; returns MB/s (10^6 bytes)
+ * on the initiator (0 on the receiver), *lost the datagrams not received. */
+static inline double raw_probe_stream(raw_probe_t *p, int initiator, int count, int *lost) {
+  const size_t slots = RAW_PROBE_SPAN / RAW_PROBE_DGRAM;
+  char *span = malloc(slots * RAW_PROBE_DGRAM), *buf = span;
+  memset(span, 1, slots * RAW_PROBE_DGRAM); /* touched, like a warm segment */
+  raw_probe_hdr_t h;
+  double mbps = 0;
+  if (initiator) {
+    uint32_t acked = 0;
+    double t0 = raw_probe_now_us();
+    for (int sent = 0; sent < count; sent++) {
+      double stuck = raw_probe_now_us();
+      while ((uint32_t)sent - acked >= RAW_PROBE_WINDOW) {
+        ssize_t r = recv(p->fd, &h, sizeof h, MSG_DONTWAIT);
+        if (r == (ssize_t)sizeof h && h.type == RAW_PROBE_ACK && h.count > acked) acked = h.count;
+        if (raw_probe_now_us() - stuck > 5000) acked = (uint32_t)sent; /* losses: move on */
+      }
+      h.type = RAW_PROBE_DATA; h.count = (uint32_t)sent; h.bytes = 0;
+      buf = span + (size_t)sent % slots * RAW_PROBE_DGRAM;
+      memcpy(buf, &h, sizeof h);
+      while (sendto(p->fd, buf, RAW_PROBE_DGRAM, 0, (struct sockaddr *)&p->peer, sizeof p->peer) < 0 &&
+             (errno == EAGAIN || errno == ENOBUFS)) {}
+    }
+    for (;;) { /* END until FINAL */
+      h.type = RAW_PROBE_END; h.count = (uint32_t)count;
+      sendto(p->fd, &h, sizeof h, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
+      double t = raw_probe_now_us();
+      int got = 0;
+      while (raw_probe_now_us() - t < 2000) {
+        ssize_t r = recv(p->fd, &h, sizeof h, MSG_DONTWAIT);
+        if (r == (ssize_t)sizeof h && h.type == RAW_PROBE_FINAL) { got = 1; break; }
+      }
+      if (got) break;
+    }
+    mbps = h.bytes / (raw_probe_now_us() - t0);
+    *lost = count - (int)h.count;
+  } else {
+    uint32_t n = 0;
+    uint64_t bytes = 0;
+    for (;;) {
+      buf = span + (size_t)n % slots * RAW_PROBE_DGRAM;
+      ssize_t r = raw_probe_recv(p, buf, RAW_PROBE_DGRAM);
+      if (r < (ssize_t)sizeof h) continue;
+      memcpy(&h, buf, sizeof h);
+      if (h.type == RAW_PROBE_DATA) {
+        n++; bytes += (uint64_t)r;
+        if (n % RAW_PROBE_ACK_EVERY == 0) {
+          raw_probe_hdr_t a = { RAW_PROBE_ACK, n, bytes };
+          sendto(p->fd, &a, sizeof a, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
+        }
+      } else if (h.type == RAW_PROBE_END) {
+        raw_probe_hdr_t a = { RAW_PROBE_FINAL, n, bytes };
+        sendto(p->fd, &a, sizeof a, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
+        /* linger, in case the FINAL was lost and the sender asks again */
+        for (double t = raw_probe_now_us(); raw_probe_now_us() - t < 20000;) {
+          if (recv(p->fd, &h, sizeof h, MSG_DONTWAIT) == (ssize_t)sizeof h && h.type == RAW_PROBE_END)
+            sendto(p->fd, &a, sizeof a, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
+        }
+        break;
+      }
+    }
+    *lost = 0;
+  }
+  free(span);
+  return mbps;
+}
+
+#endif /* RAW_PROBE_H */

@@ -1,0 +1,43 @@
+#!/bin/bash
+# t-misuse.sh - errors in the extended API are fatal with a message naming
+# the call (spec 3): remote addresses outside the target's segment, bad node
+# numbers, bad value sizes, barrier misuse (3.5), handle and access-region
+# misuse (3.3). t_misuse CASE on 2 ranks (1 for loopback); node 0 errs, the
+# job must end with a non-zero code and the message.
+# timeout: 120
+# conduits: udp tcp
+set -u
+. "$TOP/tests/lib/conduit.sh"
+cd "$BIN" || exit 1
+fails=0
+check() { # ranks case expected-text
+  local n=$1 c=$2 want=$3
+  out=$("$GASNETRUN" -n "$n" ./t_misuse "$c" 2>&1); rc=$?
+  if [ "$rc" != 0 ] && echo "$out" | grep -qF -- "$want"; then
+    echo "ok   -n $n $c: exit $rc, message: $(echo "$out" | grep -F -- "$want" | head -1)"
+  else
+    echo "FAIL -n $n $c: exit $rc (want non-zero), want message containing: $want"
+    echo "$out" | sed 's/^/     | /' | tail -8
+    fails=$((fails + 1))
+  fi
+}
+check 2 put-outside "gasnet_put: destination ["
+check 2 put-outside "outside node 1's segment ["
+check 1 put-outside "outside node 0's segment ["
+check 2 get-outside "gasnet_get: source ["
+check 2 memset-nb-outside "gasnet_memset_nb: destination ["
+check 2 put-nbi-bad-node "gasnet_put_nbi: node 2 does not exist (the job has 2 nodes)"
+check 2 get-bad-node "gasnet_get: node 7 does not exist"
+check 2 get-val-size "gasnet_get_val: nbytes = 9; value operations need 0 < nbytes <= SIZEOF_GASNET_REGISTER_VALUE_T"
+check 2 put-val-zero "gasnet_put_val: nbytes = 0"
+check 2 get-nb-val-size "gasnet_get_nb_val: nbytes = 0"
+check 2 notify-twice "gasnet_barrier_notify: called twice"
+check 2 wait-no-notify "gasnet_barrier_wait: no gasnet_barrier_notify"
+check 2 try-no-notify "gasnet_barrier_try: no gasnet_barrier_notify"
+check 2 barrier-bad-flags "gasnet_barrier_notify: flags 0x40"
+check 2 sync-twice "gasnet_wait_syncnb: handle"
+check 2 nbi-sync-in-region "gasnet_wait_syncnbi_all: called inside an access region"
+check 2 nested-region "gasnet_begin_nbi_accessregion: an access region is already open"
+check 2 end-no-region "gasnet_end_nbi_accessregion: no access region is open"
+[ $fails = 0 ] && echo "t-misuse: all passed"
+exit $fails

@@ -1,0 +1,17 @@
+# conduit.sh - sourced by test scripts that run once per conduit
+# (`# conduits: udp tcp` in their header, see tests/run). From $CONDUIT (udp
+# when unset) it sets
+#   BIN        where this conduit's build of the script's test programs is:
+#              the script's own directory for udp, its tcp/ subdirectory for
+#              tcp (the same objects linked with libgasnet-tcp-<mode>; see the
+#              area's Makefile.inc)
+#   GASNETRUN  the launcher under the conduit's name (gasnetrun_udp / _tcp)
+CONDUIT=${CONDUIT:-udp}
+area_dir=$(cd "$(dirname "$0")" && pwd)
+case $CONDUIT in
+  udp) BIN="$area_dir" ;;
+  tcp) BIN="$area_dir/tcp" ;;
+  *) echo "conduit.sh: unknown CONDUIT=$CONDUIT (want udp or tcp)"; exit 1 ;;
+esac
+GASNETRUN="$TOP/spawner/gasnetrun_$CONDUIT"
+echo "# conduit $CONDUIT: programs from ${BIN#$TOP/}, launcher $(basename "$GASNETRUN")"
