@@ -70,10 +70,13 @@ const char *boot_getenv(const char *name);
 void boot_job_key(unsigned char key[BOOT_JOB_KEY_LEN]);
 
 /*
- * The local address of this rank's connection to the launcher: the address
- * of the interface that reaches the rest of the job, so a transport can bind
- * and advertise it. Returns -ENOTCONN for a one-rank job without a launcher
- * (the transport then uses 127.0.0.1).
+ * The local address of this rank's connection to its node (the launcher or
+ * the relay on its host). Usually the address of the interface that reaches
+ * the rest of the job, but a loopback address when that node was itself
+ * reached over loopback (this host listed as "localhost" or 127.0.0.1): the
+ * core then binds to its route toward a remote rank instead
+ * (gasnetc_pick_bind_addr). Returns -ENOTCONN for a one-rank job without a
+ * launcher (the transport then uses 127.0.0.1).
  */
 int boot_self_addr(struct sockaddr_storage *addr, socklen_t *len);
 

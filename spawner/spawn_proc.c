@@ -242,10 +242,13 @@ int spawn_proc_kid(spawn_node_t *n, spawn_kid_t *k)
   argv[a] = NULL;
 
   memcpy(t.secret, n->secret, sizeof t.secret);
-  if (spawn_addr_toward(k->host, t.addr, sizeof t.addr) < 0) {
-    const char *mip = n->opt.masterip;
-    snprintf(t.addr, sizeof t.addr, "%s", mip && n->is_root ? mip : "-");
-  }
+  /* The address the relay reaches us at: GASNET_MASTERIP names the
+   * launcher's when set (it wins over the route, which may be one the relay
+   * cannot use back); a relay's own children get its route's source. */
+  if (n->is_root && n->opt.masterip)
+    snprintf(t.addr, sizeof t.addr, "%s", n->opt.masterip);
+  else if (spawn_addr_toward(k->host, t.addr, sizeof t.addr) < 0)
+    snprintf(t.addr, sizeof t.addr, "-");
   t.port = n->port;
   t.kind = SPAWN_KIND_RELAY;
   t.id = k->id;
