@@ -372,7 +372,7 @@ static int rx_datagram(gasnetc_transport_t *t, amudp_rxbatch_t *b, int i, uint64
   }
   p->last_heard_ns = now;
   p->probes = 0;
-  amudp_rel_on_ack(t, p, it->h.ack, it->h.sack, !(it->h.flags & AMUDP_F_RETX), now);
+  amudp_rel_on_ack(t, p, it->h.ack, it->h.sack, it->h.flags, now);
   switch (it->h.type) {
   case AMUDP_T_DATA:
     p->last_data_ns = now;
@@ -489,6 +489,7 @@ static int amudp_progress(gasnetc_transport_t *t) {
     if (rx_once(t, &delivered) < AMUDP_RX_BATCH) break;
   uint64_t now = amudp_now_ns();
   AMUDP_LOCK(t);
+  t->rx_last_ns = now;
   if (now >= t->next_deadline_ns) amudp_rel_timers(t, now);
   int dead = t->dead_unreported != 0 && !t->closing;
   AMUDP_UNLOCK(t);
@@ -522,6 +523,9 @@ static void amudp_sleep(gasnetc_transport_t *t, int timeout_ms) {
   uv_timer_start(&t->uvtimer, amudp_uv_timer_cb, ms, 0);
   uv_run(&t->loop, UV_RUN_ONCE);
   uv_timer_stop(&t->uvtimer);
+  AMUDP_LOCK(t);
+  t->rx_last_ns = amudp_now_ns(); /* we were watching the socket until now */
+  AMUDP_UNLOCK(t);
 #if GASNETC_THREADS
   pthread_mutex_unlock(&t->wait_lock);
 #endif
@@ -610,6 +614,7 @@ static void amudp_close(gasnetc_transport_t *t) {
     t->pkt_free = pkt->next;
     free(pkt);
   }
+  amudp_msg_cache_free(t);
   while (t->rx_free) {
     amudp_rxbatch_t *b = t->rx_free;
     t->rx_free = b->next;

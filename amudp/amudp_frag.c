@@ -11,8 +11,9 @@
  * them), so a completed frame cannot be delivered twice.
  *
  * Small payloads (<= AMUDP_PKT_INLINE) are copied into the datagram's own
- * buffer; larger ones once into a shared amudp_msg_t that the fragments
- * point into until all are acknowledged.
+ * buffer; larger ones once into a shared amudp_msg_t (from a cache of reused
+ * buffers, amudp_msg_get) that the fragments point into until all are
+ * acknowledged.
  */
 #include "amudp_internal.h"
 
@@ -29,12 +30,12 @@ int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
   size_t nfrag = paylen ? (paylen + room - 1) / room : 1;
   amudp_pkt_t *first = NULL, *last = NULL;
   amudp_msg_t *m = NULL;
-  if (paylen > AMUDP_PKT_INLINE && !(m = malloc(sizeof *m + paylen))) return -ENOMEM;
+  if (paylen > AMUDP_PKT_INLINE && !(m = amudp_msg_get(t, paylen))) return -ENOMEM;
   for (size_t i = 0; i < nfrag; i++) {
     amudp_pkt_t *pkt = amudp_pkt_get(t);
     if (!pkt) { /* give back what we took; nothing was queued */
       while (first) { amudp_pkt_t *n = first->next; amudp_pkt_put(t, first); first = n; }
-      free(m);
+      if (m) amudp_msg_put(t, m);
       return -ENOMEM;
     }
     if (last) last->next = pkt; else first = pkt;

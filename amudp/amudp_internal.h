@@ -50,6 +50,11 @@
 #define AMUDP_WINDOW_BYTES_MIN (256u << 10) /* auto window floor per peer */
 #define AMUDP_DRAIN_NS     1000u      /* receiver cost per datagram in flight, for RTO */
 #define AMUDP_PKT_INLINE   256u       /* payloads up to this are copied into the pkt */
+#define AMUDP_MSG_MIN      512u       /* smallest payload buffer (power-of-two classes) */
+#define AMUDP_MSG_CLASSES  14         /* 512 B .. 4 MiB = AMUDP_MAX_PAYLOAD */
+#define AMUDP_MSG_CACHE    (8u << 20) /* payload buffers kept for reuse, bytes: two
+                                         full frames, so a pipeline of large sends
+                                         does not fault in fresh pages each time */
 #define AMUDP_RX_BATCH     16         /* datagrams per recvmmsg() */
 #define AMUDP_RX_ROUNDS    4          /* recvmmsg() calls per poll: bounds poll's work */
 #define AMUDP_RXBUF        65536u     /* receive buffer per datagram */
@@ -66,7 +71,7 @@
   X(bad_mac) X(bad_type) X(bad_rank) X(bad_length) X(bad_addr)             \
   X(bad_frag) X(from_gone_peer) X(fault_dropped) X(fault_duplicated)        \
   X(fault_reordered) X(peers_dead) X(rtt_samples) X(recv_errors)         \
-  X(discarded_closing)
+  X(discarded_closing) X(spurious_retx)
 
 enum {
 #define AMUDP_X_ENUM(name) AMUDP_C_##name,
@@ -78,7 +83,9 @@ enum {
 
 /* A frame payload shared by the datagrams (fragments) that carry it. */
 typedef struct amudp_msg {
-  uint32_t refs; /* pkts still pointing here */
+  struct amudp_msg *next; /* in the cache (t->msg_free) */
+  uint32_t refs;          /* pkts still pointing here */
+  uint8_t cls;            /* capacity AMUDP_MSG_MIN << cls bytes */
   unsigned char data[];
 } amudp_msg_t;
 
@@ -91,6 +98,7 @@ typedef struct amudp_pkt {
   uint8_t is_req;         /* counts against the request credits */
   uint8_t fast_done;      /* already fast-retransmitted once */
   uint8_t lost;           /* presumed lost at an RTO: resent once the peer acks again */
+  uint64_t first_tx_ns;   /* first transmission (RTT sample after a late ack) */
   uint64_t tx_ns, due_ns; /* last transmission, retransmission deadline */
   amudp_msg_t *msg;       /* payload owner, or NULL: payload inline in buf */
   const unsigned char *data;
@@ -133,6 +141,9 @@ typedef struct amudp_peer {
   uint32_t ack_pending;       /* DATA received since our last ack went out */
   uint64_t ack_due_ns;
   uint8_t ack_now;            /* send a standalone ack at the end of this batch */
+  uint8_t ack_late;           /* a duplicate came before we acked its original:
+                                 our next ack carries AMUDP_F_LATE */
+  uint32_t ack_sent_next;     /* rcv_next carried by our last ack */
   /* liveness */
   uint64_t last_heard_ns, ping_due_ns;
   uint64_t last_data_ns;      /* last DATA to or from it: "active" peers get pings */
@@ -199,8 +210,12 @@ struct gasnetc_transport {
   amudp_peer_t *peers;
   amudp_pkt_t *pkt_free;
   uint32_t npkt_free;
+  amudp_msg_t *msg_free[AMUDP_MSG_CLASSES]; /* payload buffer cache, per class */
+  size_t msg_cached;          /* bytes of capacity in msg_free */
   amudp_rxbatch_t *rx_free;
-  uint32_t rx_hits;           /* consecutive receive passes that found data */
+  uint32_t rx_hits;
+  uint64_t rx_last_ns;        /* end of the last receive phase: later arrivals
+                                 have waited since then (delayed acks) */           /* consecutive receive passes that found data */
   uint64_t next_deadline_ns;  /* earliest timer of any peer */
   uint32_t dead_unreported;
   char dead_msg[48];          /* "no answer for 30 s" */
@@ -217,11 +232,14 @@ uint64_t amudp_now_ns(void);
 void amudp_rel_peer_init(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
 amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t);
 void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt);
+amudp_msg_t *amudp_msg_get(gasnetc_transport_t *t, size_t len);
+void amudp_msg_put(gasnetc_transport_t *t, amudp_msg_t *m);
+void amudp_msg_cache_free(gasnetc_transport_t *t);
 void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
                        int is_reply);
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
 void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
-                      uint64_t sack, int may_sample, uint64_t now);
+                      uint64_t sack, unsigned flags, uint64_t now);
 int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
                       uint64_t now);
 void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type);

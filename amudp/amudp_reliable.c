@@ -12,18 +12,23 @@
  * Acknowledging. Every datagram we send carries our cumulative ack (all
  * seq < ack received) and a 64-bit selective-ack bitmap for the 64 seqs
  * after it, so acks ride on replies for free. Otherwise a standalone ACK
- * goes out after ack_delay, or at once after ack_every datagrams, a
+ * goes out ack_delay after the datagram could first have been read (the end
+ * of our previous receive phase), or at once after ack_every datagrams, a
  * duplicate, a gap, or a PING.
  *
  * Retransmitting. Each in-flight datagram has its own deadline: its last
  * transmission + the peer's RTO << backoff (capped at rto_max) + a drain
- * allowance for what is in flight ahead of it (per datagram and per byte). When one expires, only the oldest expired
+ * allowance for what is in flight ahead of it (per datagram and per byte),
+ * and no earlier than that of the last datagram of the same burst (they
+ * are read and acked together). When one expires, only the oldest expired
  * datagram is resent, the peer's backoff doubles, and the rest in flight are
  * marked lost, to be resent once the peer acks anything again (which resets
  * the backoff). RTO = SRTT + 4 RTTVAR (RFC 6298), floored at rto_min, from RTT
- * samples of datagrams acked after exactly one transmission (Karn), and
- * only from acks that did not ride on a retransmission (AMUDP_F_RETX: that
- * ack waited for the peer's own loss recovery, not for the network). A
+ * samples of datagrams acked after exactly one transmission (Karn), or
+ * after two when the ack says the peer had not acked the original yet
+ * (AMUDP_F_LATE: timed from the first transmission), and only from acks
+ * that did not ride on a retransmission (AMUDP_F_RETX: that ack waited for
+ * the peer's own loss recovery, not for the network). A
  * datagram 3 or more seqs older than one selectively acked is resent at once
  * (fast retransmit), once.
  *
@@ -60,13 +65,57 @@ amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
   }
   pkt->next = pkt->prev = NULL;
   pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->fast_done = 0; pkt->lost = 0;
-  pkt->tx_ns = pkt->due_ns = 0;
+  pkt->first_tx_ns = pkt->tx_ns = pkt->due_ns = 0;
   pkt->msg = NULL; pkt->data = NULL; pkt->datalen = 0;
   return pkt;
 }
 
+/* ---- payload buffers: reused, not malloc'd per frame ----
+ * A large malloc is served by mmap (or by heap the allocator trimmed after
+ * the last large free), so a fresh 1 MiB buffer costs 256 page faults and
+ * zeroing: more than copying the payload into it, and it made back-to-back
+ * large sends several times slower than one. Buffers come in power-of-two
+ * classes and up to AMUDP_MSG_CACHE bytes of them are kept. */
+_Static_assert((AMUDP_MSG_MIN << (AMUDP_MSG_CLASSES - 1)) == AMUDP_MAX_PAYLOAD,
+               "the largest payload class holds a whole frame");
+
+amudp_msg_t *amudp_msg_get(gasnetc_transport_t *t, size_t len) {
+  unsigned cls = 0;
+  while ((size_t)AMUDP_MSG_MIN << cls < len) cls++;
+  amudp_msg_t *m = t->msg_free[cls];
+  if (m) {
+    t->msg_free[cls] = m->next;
+    t->msg_cached -= (size_t)AMUDP_MSG_MIN << cls;
+  } else if ((m = malloc(sizeof *m + ((size_t)AMUDP_MSG_MIN << cls)))) {
+    m->cls = (uint8_t)cls;
+  }
+  return m;
+}
+
+void amudp_msg_put(gasnetc_transport_t *t, amudp_msg_t *m) {
+  size_t cap = (size_t)AMUDP_MSG_MIN << m->cls;
+  if (t->msg_cached + cap > AMUDP_MSG_CACHE) {
+    free(m);
+    return;
+  }
+  m->next = t->msg_free[m->cls];
+  t->msg_free[m->cls] = m;
+  t->msg_cached += cap;
+}
+
+void amudp_msg_cache_free(gasnetc_transport_t *t) {
+  for (int c = 0; c < AMUDP_MSG_CLASSES; c++) {
+    amudp_msg_t *m;
+    while ((m = t->msg_free[c])) {
+      t->msg_free[c] = m->next;
+      free(m);
+    }
+  }
+  t->msg_cached = 0;
+}
+
 void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt) {
-  if (pkt->msg && --pkt->msg->refs == 0) free(pkt->msg);
+  if (pkt->msg && --pkt->msg->refs == 0) amudp_msg_put(t, pkt->msg);
   if (t->npkt_free < AMUDP_PKT_FREE_MAX) {
     pkt->next = t->pkt_free;
     t->pkt_free = pkt;
@@ -97,6 +146,7 @@ static void flight_unlink(amudp_peer_t *p, amudp_pkt_t *pkt) {
 void amudp_rel_peer_init(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
   p->snd_nxt = t->tun.isn;
   p->rcv_next = t->tun.isn;
+  p->ack_sent_next = t->tun.isn;
   p->rto_ns = t->tun.rto_init_ns;
   p->last_heard_ns = now;
   p->last_data_ns = now;
@@ -137,6 +187,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   h.ack = p->rcv_next;
   h.sack = sack_bits(p);
   if (pkt->ntx) h.flags |= AMUDP_F_RETX;
+  if (p->ack_late) h.flags |= AMUDP_F_LATE;
   amudp_wire_encode(pkt->buf, &h, &t->keys);
   struct iovec iov[2];
   size_t head = AMUDP_HDR_LEN + h.hdrlen;
@@ -149,6 +200,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
     n = 2;
   }
   amudp_xmit(t, p, iov, n);
+  if (!pkt->ntx) pkt->first_tx_ns = now;
   pkt->ntx++;
   pkt->tx_ns = now;
   /* + the time the receiver needs to drain what is in flight ahead of this
@@ -159,6 +211,8 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
   p->ack_pending = 0; /* the ack rode along */
   p->ack_now = 0;
+  p->ack_late = 0;
+  p->ack_sent_next = p->rcv_next;
   AMUDP_COUNT(t, data_sent, 1);
 }
 
@@ -176,6 +230,7 @@ void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt
 
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
   if (p->gone) return;
+  amudp_pkt_t *burst = NULL; /* first datagram sent by this call */
   for (;;) {
     uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
     uint32_t used = p->snd_nxt - una;
@@ -201,14 +256,28 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
     p->fl_tail = pkt;
     p->fl_bytes += pkt->wirelen;
     transmit(t, p, pkt, now);
+    if (!burst) burst = pkt;
   }
+  /* Datagrams sent back to back are read and acked together (the receiver
+   * acks once per batch it reads): none is due before the last of its burst,
+   * whose drain allowance covers them all. */
+  for (amudp_pkt_t *pkt = burst; pkt && pkt != p->fl_tail; pkt = pkt->next)
+    if (pkt->due_ns < p->fl_tail->due_ns) pkt->due_ns = p->fl_tail->due_ns;
 }
 
 void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
-                      uint64_t sack, int may_sample, uint64_t now) {
+                      uint64_t sack, unsigned flags, uint64_t now) {
   if (!p->fl_head || p->gone) return;
   if (seq_lt(p->snd_nxt, ack)) return; /* acks what we never sent: stale or bogus */
-  uint64_t newest_once = 0;            /* Karn: time samples only from ntx == 1 */
+  int may_sample = !(flags & AMUDP_F_RETX), late = (flags & AMUDP_F_LATE) != 0;
+  /* Karn: time samples only from ntx == 1, unless the peer says its ack was
+   * late (AMUDP_F_LATE) after one retransmission: that one was spurious and
+   * the time since the first transmission is what an ack really took.
+   * Without this, exactly the slow acks would never be sampled and the RTO
+   * never learn them: each would cost a spurious retransmission again. (A
+   * peer late through several backed-off timeouts was stalled, not slow:
+   * backoff covers that, and one stall should not inflate the RTO.) */
+  uint64_t newest_tx = 0;
   uint32_t high = 0, top = 0;          /* highest sacked, highest acked at all */
   int sacked = 0, progress = 0;
   amudp_pkt_t *pkt = p->fl_head, *next;
@@ -226,14 +295,16 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
       sacked = 1;
       high = pkt->seq;
     }
-    if (pkt->ntx == 1 && pkt->tx_ns > newest_once) newest_once = pkt->tx_ns;
+    uint64_t sent = pkt->ntx == 1 ? pkt->tx_ns : late && pkt->ntx == 2 ? pkt->first_tx_ns : 0;
+    if (sent > newest_tx) newest_tx = sent;
+    if (late && pkt->ntx > 1) AMUDP_COUNT(t, spurious_retx, 1);
     progress = 1;
     top = pkt->seq;
     flight_unlink(p, pkt);
     if (pkt->is_req) p->nreq--;
     amudp_pkt_put(t, pkt);
   }
-  if (may_sample && newest_once && now > newest_once) rtt_sample(t, p, now - newest_once);
+  if (may_sample && newest_tx && now > newest_tx) rtt_sample(t, p, now - newest_tx);
   if (progress && p->backoff) {
     /* The peer answers again after a timeout: resend, once, what was in
      * flight back then and is still missing below the newest datagram it
@@ -269,6 +340,10 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
   if ((int32_t)d < 0 || (d > 0 && d < 64 && (p->rcv_ring & bit))) {
     AMUDP_COUNT(t, dup_dropped, 1);
     p->ack_now = 1; /* our ack may have been lost: repeat it */
+    /* Or it never left: we had not acked this seq yet (we were busy, or
+     * the ack was delayed), so the sender timed out on us, not on the
+     * network. Tell it, so its RTO learns how long our acks really take. */
+    if (!seq_lt(seq, p->ack_sent_next)) p->ack_late = 1;
     return 0;
   }
   if (d >= 64) {
@@ -287,7 +362,12 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
     p->ack_now = 1; /* a gap: let the sender see it now */
   }
   if (p->ack_pending++ == 0) {
-    p->ack_due_ns = now + t->tun.ack_delay_ns;
+    /* The delay counts from when the datagram could first have been read,
+     * not from when we got round to it: after a long send or compute burst
+     * the peer has been waiting already, so the ack goes out at once (after
+     * this poll's deliveries, which may still carry it). */
+    uint64_t since = t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
+    p->ack_due_ns = since + t->tun.ack_delay_ns;
     t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
   }
   if (p->ack_pending >= t->tun.ack_every) p->ack_now = 1;
@@ -303,11 +383,14 @@ void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
   h.dst = p->rank;
   h.ack = p->rcv_next;
   h.sack = sack_bits(p);
+  if (p->ack_late) h.flags = AMUDP_F_LATE;
   amudp_wire_encode(buf, &h, &t->keys);
   struct iovec iov = {buf, sizeof buf};
   amudp_xmit(t, p, &iov, 1);
   p->ack_pending = 0;
   p->ack_now = 0;
+  p->ack_late = 0;
+  p->ack_sent_next = p->rcv_next;
   if (type == AMUDP_T_ACK) AMUDP_COUNT(t, acks_sent, 1);
   else if (type == AMUDP_T_PING) AMUDP_COUNT(t, pings_sent, 1);
   else if (type == AMUDP_T_BYE) AMUDP_COUNT(t, byes_sent, 1);

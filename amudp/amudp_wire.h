@@ -52,6 +52,11 @@ enum {
   AMUDP_F_REPLY = 1u << 0, /* the frame is an AM reply (informational) */
   AMUDP_F_RETX  = 1u << 1, /* a retransmission: its ack may be stale, so the
                               receiver takes no RTT sample from it */
+  AMUDP_F_LATE  = 1u << 2, /* this ack answers a retransmission of a datagram
+                              whose ack we still owed: the retransmission was
+                              spurious (our ack was late, not lost), so the
+                              receiver may time the ack from the first
+                              transmission */
 };
 
 /* Decoded header: host byte order. */

@@ -9,6 +9,10 @@
  *              bytes), rank 1's deliver() replies with the same size, rank 0
  *              busy-polls for the reply; N = 0 (a Short), 8, 1 KiB, 64 KiB,
  *              1 MiB, 4 MiB (the maximum).
+ *   put burst  rank 0 sends 1 or 2 back-to-back 1 MiB request frames, rank 1
+ *              answers each with an empty reply (the shape of a pipelined
+ *              put); time until both are answered, and the ratio 2-vs-1,
+ *              which should be about 2 (each costs a copy and its sends).
  *   flood      rank 0 sends 8-byte one-way frames as fast as send() allows;
  *              rate = frames / time until rank 1 has them all.
  * The transport runs twice: loss-free, and with GASNET_UDP_DROP=0.1.
@@ -86,7 +90,8 @@ static void raw_pong(int n) {
 
 /* ---------------------------------------------------------------- transport */
 
-enum { B_PING = 1, B_PONG = 2, B_FLOOD = 3, B_FLOOD_END = 4, B_QUIT = 5, B_RAW = 6 };
+enum { B_PING = 1, B_PONG = 2, B_FLOOD = 3, B_FLOOD_END = 4, B_QUIT = 5, B_RAW = 6,
+       B_PUT = 7 };
 typedef struct bhdr { uint32_t kind, seq; uint64_t count; } bhdr_t;
 
 static tjob_t *g_job;
@@ -108,6 +113,11 @@ static void on_deliver(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
   case B_PING: {
     bhdr_t r = {B_PONG, h.seq, 0};
     amudp_ops.send(g_job->t, src, &r, sizeof r, g_buf, paylen, GASNETC_SEND_REPLY);
+    break;
+  }
+  case B_PUT: {
+    bhdr_t r = {B_PONG, h.seq, 0};
+    amudp_ops.send(g_job->t, src, &r, sizeof r, NULL, 0, GASNETC_SEND_REPLY);
     break;
   }
   case B_PONG: g_pongs++; break;
@@ -133,6 +143,22 @@ static double pingpong(size_t len, int iters) {
     bhdr_t h = {B_PING, (uint32_t)i, 0};
     int want = g_pongs + 1;
     amudp_ops.send(g_job->t, 1, &h, sizeof h, g_buf, len, 0);
+    while (g_pongs < want) amudp_ops.poll(g_job->t);
+  }
+  return (tjob_now() - t0) / iters * 1e6;
+}
+
+/* k requests of len bytes back to back, then wait for all k replies. */
+static double put_burst(size_t len, int k, int iters) {
+  int warm = iters / 10 + 2;
+  double t0 = 0;
+  for (int i = 0; i < iters + warm; i++) {
+    if (i == warm) t0 = tjob_now();
+    int want = g_pongs + k;
+    for (int m = 0; m < k; m++) {
+      bhdr_t h = {B_PUT, (uint32_t)i, 0};
+      amudp_ops.send(g_job->t, 1, &h, sizeof h, g_buf, len, 0);
+    }
     while (g_pongs < want) amudp_ops.poll(g_job->t);
   }
   return (tjob_now() - t0) / iters * 1e6;
@@ -217,6 +243,9 @@ static int body(tjob_t *j, void *arg) {
     printf("\n");
     fflush(stdout);
   }
+  double one = put_burst(1 << 20, 1, 100 * g_scale), two = put_burst(1 << 20, 2, 100 * g_scale);
+  printf("  put burst 1 MiB: x1 %.1f us, x2 back to back %.1f us (%.2fx one)\n", one, two,
+         two / one);
   double rate = flood(100000 * g_scale);
   printf("  flood 8 B one-way: %.0f frames/s (%.2f us/frame)\n", rate, 1e6 / rate);
   printf("  counters: retransmitted %lld (fast %lld), dup_dropped %lld, fault_dropped %lld, "
