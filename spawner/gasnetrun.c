@@ -4,7 +4,7 @@
  *   gasnetrun [options] prog args...   the launcher (root node)
  *   gasnetrun --relay                  a relay started by ssh (ticket on stdin)
  *   gasnetrun --relay-ticket FILE      a GASNET_CSPAWN_CMD worker
- * See README-launcher.md for the options and variables.
+ * See README.md ("The launcher") for the options and variables.
  */
 #include "spawn.h"
 
