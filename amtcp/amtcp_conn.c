@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "spawn_sha256.h"
+#include "transport_addr.h"
 
-#define AMTCP_ADDR_VERSION 1      /* first byte of our address blob */
 #define AMTCP_RETRY_NS  50000000ULL /* a refused connect is retried after 50 ms */
 #define AMTCP_NAMES_MAX 8         /* missing ranks named in a timeout message */
 
@@ -165,45 +165,14 @@ fail:;
   return rc;
 }
 
-/* Blob: version, family (4|6), port (big-endian), 4 or 16 address bytes. */
+/* The blob is defined in core/transport_addr.h. */
 int amtcp_address(gasnetc_transport_t *t, void *blob, size_t *len) {
-  unsigned char *b = blob;
-  b[0] = AMTCP_ADDR_VERSION;
-  if (t->self.ss_family == AF_INET) {
-    const struct sockaddr_in *s = (const void *)&t->self;
-    b[1] = 4;
-    memcpy(b + 2, &s->sin_port, 2);
-    memcpy(b + 4, &s->sin_addr, 4);
-    *len = 8;
-  } else {
-    const struct sockaddr_in6 *s = (const void *)&t->self;
-    b[1] = 6;
-    memcpy(b + 2, &s->sin6_port, 2);
-    memcpy(b + 4, &s->sin6_addr, 16);
-    *len = 20;
-  }
+  *len = gasnetc_addr_encode(&t->self, blob);
   return 0;
 }
 
 static int addr_decode(const unsigned char *b, amtcp_conn_t *c) {
-  memset(&c->addr, 0, sizeof c->addr);
-  if (b[0] != AMTCP_ADDR_VERSION) return -1;
-  if (b[1] == 4) {
-    struct sockaddr_in *s = (void *)&c->addr;
-    s->sin_family = AF_INET;
-    memcpy(&s->sin_port, b + 2, 2);
-    memcpy(&s->sin_addr, b + 4, 4);
-    c->addrlen = sizeof *s;
-  } else if (b[1] == 6) {
-    struct sockaddr_in6 *s = (void *)&c->addr;
-    s->sin6_family = AF_INET6;
-    memcpy(&s->sin6_port, b + 2, 2);
-    memcpy(&s->sin6_addr, b + 4, 16);
-    c->addrlen = sizeof *s;
-  } else {
-    return -1;
-  }
-  return 0;
+  return gasnetc_addr_decode(b, &c->addr, &c->addrlen);
 }
 
 /* ---------------------------------------------------------------- the mesh */

@@ -12,6 +12,7 @@
  * (wait).
  */
 #include "amudp_internal.h"
+#include "transport_addr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define AMUDP_ADDR_VERSION 1   /* first byte of our address blob */
 #define AMUDP_CLOSE_FLUSH_NS 2000000000ULL /* close waits at most 2 s for acks */
 #define AMUDP_BYES         3   /* BYE is sent this many times: it is not acked */
 
@@ -109,45 +109,14 @@ static int sa_equal(const struct sockaddr_storage *a, const struct sockaddr_stor
          (!with_port || x->sin6_port == y->sin6_port);
 }
 
-/* Blob: version, family (4|6), port (big-endian), 4 or 16 address bytes. */
+/* The blob is defined in core/transport_addr.h. */
 static int amudp_address(gasnetc_transport_t *t, void *blob, size_t *len) {
-  unsigned char *b = blob;
-  b[0] = AMUDP_ADDR_VERSION;
-  if (t->self.ss_family == AF_INET) {
-    const struct sockaddr_in *s = (const void *)&t->self;
-    b[1] = 4;
-    memcpy(b + 2, &s->sin_port, 2);
-    memcpy(b + 4, &s->sin_addr, 4);
-    *len = 8;
-  } else {
-    const struct sockaddr_in6 *s = (const void *)&t->self;
-    b[1] = 6;
-    memcpy(b + 2, &s->sin6_port, 2);
-    memcpy(b + 4, &s->sin6_addr, 16);
-    *len = 20;
-  }
+  *len = gasnetc_addr_encode(&t->self, blob);
   return 0;
 }
 
 static int addr_decode(const unsigned char *b, amudp_peer_t *p) {
-  memset(&p->addr, 0, sizeof p->addr);
-  if (b[0] != AMUDP_ADDR_VERSION) return -1;
-  if (b[1] == 4) {
-    struct sockaddr_in *s = (void *)&p->addr;
-    s->sin_family = AF_INET;
-    memcpy(&s->sin_port, b + 2, 2);
-    memcpy(&s->sin_addr, b + 4, 4);
-    p->addrlen = sizeof *s;
-  } else if (b[1] == 6) {
-    struct sockaddr_in6 *s = (void *)&p->addr;
-    s->sin6_family = AF_INET6;
-    memcpy(&s->sin6_port, b + 2, 2);
-    memcpy(&s->sin6_addr, b + 4, 16);
-    p->addrlen = sizeof *s;
-  } else {
-    return -1;
-  }
-  return 0;
+  return gasnetc_addr_decode(b, &p->addr, &p->addrlen);
 }
 
 /* ---------------------------------------------------------------- open/close */
