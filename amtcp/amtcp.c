@@ -491,7 +491,12 @@ static void amtcp_uv_listen_cb(uv_poll_t *h, int status, int events) {
   (void)status; (void)events;
   amtcp_late_accept(h->data);
 }
-static void amtcp_uv_timer_cb(uv_timer_t *h) { (void)h; }
+/* The sleep's deadline. libuv (1.44) runs due timers before it polls: a
+ * timer that expired while we were descheduled between uv_timer_start and
+ * uv_run would fire there, leaving the poll with no timeout at all (-1),
+ * and two ranks waiting on each other would sleep forever. uv_stop makes
+ * that poll non-blocking (uv_backend_timeout is 0 once stop is set). */
+static void amtcp_uv_timer_cb(uv_timer_t *h) { uv_stop(h->loop); }
 
 /* Sleep until a connection is readable (or writable with output queued), a
  * stranger connects, or timeout_ms passes (-1: no limit). */

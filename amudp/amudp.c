@@ -231,7 +231,12 @@ fail:
 static void amudp_uv_poll_cb(uv_poll_t *h, int status, int events) {
   (void)h; (void)status; (void)events;
 }
-static void amudp_uv_timer_cb(uv_timer_t *h) { (void)h; }
+/* The sleep's deadline. libuv (1.44) runs due timers before it polls: a
+ * timer that expired while we were descheduled between uv_timer_start and
+ * uv_run would fire there, leaving the poll with no timeout at all (-1),
+ * and two ranks waiting on each other would sleep forever. uv_stop makes
+ * that poll non-blocking (uv_backend_timeout is 0 once stop is set). */
+static void amudp_uv_timer_cb(uv_timer_t *h) { uv_stop(h->loop); }
 
 static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t stride) {
   if (t->connected) return -EALREADY;
