@@ -10,25 +10,7 @@
 #include <string.h>
 #include <stdint.h>
 
-#define T_CHECK(call)                                                              \
-  do {                                                                             \
-    int rc_ = (call);                                                              \
-    if (rc_ != GASNET_OK) {                                                        \
-      fprintf(stderr, "node %u: %s failed: %s (%s)\n", (unsigned)gasnet_mynode(),  \
-              #call, gasnet_ErrorName(rc_), gasnet_ErrorDesc(rc_));                \
-      gasnet_exit(2);                                                              \
-    }                                                                              \
-  } while (0)
-
-#define T_EXPECT(cond, ...)                                                        \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      fprintf(stderr, "node %u: FAILED %s: ", (unsigned)gasnet_mynode(), #cond);   \
-      fprintf(stderr, __VA_ARGS__);                                                \
-      fprintf(stderr, "\n");                                                       \
-      gasnet_exit(3);                                                              \
-    }                                                                              \
-  } while (0)
+#include "../lib/t_check.h"
 
 /* splitmix64: reproducible per-rank random streams */
 static inline uint64_t t_rand(uint64_t *s) {
