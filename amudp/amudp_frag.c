@@ -128,11 +128,12 @@ int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it)
     r->state = 1;
     AMUDP_UNLOCK(t);
     void *d = c->place ? c->place(c->ctx, src, r->hdr, r->hdrlen, r->msg_len) : NULL;
-    int owned = !d;
-    if (owned && !(d = malloc(r->msg_len))) amudp_frag_nomem(r->msg_len);
     AMUDP_LOCK(t);
+    if (!d) { /* no destination: a buffer from the payload cache, as for sends */
+      if (!(r->owned = amudp_msg_get(t, r->msg_len))) amudp_frag_nomem(r->msg_len);
+      d = r->owned->data;
+    }
     r->dest = d;
-    r->owned = owned;
     r->state = 2;
   }
   unsigned char *dest = r->dest;
@@ -151,7 +152,11 @@ int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it)
   AMUDP_UNLOCK(t);
   if (!done) return 0;
   c->deliver(c->ctx, src, r->hdr, r->hdrlen, r->dest, r->msg_len);
-  if (r->owned) free(r->dest);
+  if (r->owned) {
+    AMUDP_LOCK(t);
+    amudp_msg_put(t, r->owned);
+    AMUDP_UNLOCK(t);
+  }
   free(r);
   return 1;
 }
@@ -160,7 +165,7 @@ void amudp_frag_peer_free(amudp_peer_t *p) {
   amudp_reasm_t *r;
   while ((r = p->reasm)) {
     p->reasm = r->next;
-    if (r->owned) free(r->dest);
+    free(r->owned); /* at close, before the cache is emptied: straight to free */
     free(r);
   }
 }

@@ -86,7 +86,7 @@ typedef struct amudp_msg {
   struct amudp_msg *next; /* in the cache (t->msg_free) */
   uint32_t refs;          /* pkts still pointing here */
   uint8_t cls;            /* capacity AMUDP_MSG_MIN << cls bytes */
-  unsigned char data[];
+  _Alignas(16) unsigned char data[]; /* 16-aligned: a Medium handler's buffer */
 } amudp_msg_t;
 
 /* One outgoing DATA datagram, queued until acknowledged. */
@@ -113,7 +113,7 @@ typedef struct amudp_reasm {
   struct amudp_reasm *next;
   uint32_t msg_id, msg_len, got;
   int state;   /* 0 new, 1 a thread is calling place(), 2 dest ready */
-  int owned;   /* dest was malloc'd by us */
+  amudp_msg_t *owned; /* dest's buffer when place() gave none, else NULL */
   unsigned char *dest;
   uint16_t hdrlen;
   unsigned char hdr[GASNETC_HDR_MAX];
