@@ -7,9 +7,8 @@
  * One non-blocking UDP socket per rank. The hot path reads it directly
  * (recvfrom, or recvmmsg while datagrams keep coming) and writes it with
  * sendmsg() from an iovec; timers are a deadline checked on each poll. The
- * libuv loop (a uv_poll_t on the socket and one uv_timer_t armed for the
- * earliest protocol deadline) runs only when the caller wants to sleep
- * (wait).
+ * libuv loop (a uv_poll_t on the socket) is what a caller that wants to
+ * sleep (wait) sleeps in, until the earliest protocol deadline.
  */
 #include "amudp_internal.h"
 #include "transport_addr.h"
@@ -154,7 +153,6 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   t->next_deadline_ns = UINT64_MAX;
 #if GASNETC_THREADS
   pthread_mutex_init(&t->lock, NULL);
-  pthread_mutex_init(&t->wait_lock, NULL);
 #endif
   if (cfg->nranks == 0 || cfg->myrank >= cfg->nranks || !cfg->deliver) {
     fprintf(stderr, "amudp: bad config (rank %u of %u, deliver %s)\n", cfg->myrank,
@@ -216,8 +214,6 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   t->uv_loop_ok = 1;
   if ((rc = uv_poll_init(&t->loop, &t->uvpoll, t->fd)) != 0) goto uv_fail;
   t->uv_poll_ok = 1;
-  if ((rc = uv_timer_init(&t->loop, &t->uvtimer)) != 0) goto uv_fail;
-  t->uv_timer_ok = 1;
   *tp = t;
   return 0;
 uv_fail:
@@ -231,12 +227,6 @@ fail:
 static void amudp_uv_poll_cb(uv_poll_t *h, int status, int events) {
   (void)h; (void)status; (void)events;
 }
-/* The sleep's deadline. libuv (1.44) runs due timers before it polls: a
- * timer that expired while we were descheduled between uv_timer_start and
- * uv_run would fire there, leaving the poll with no timeout at all (-1),
- * and two ranks waiting on each other would sleep forever. uv_stop makes
- * that poll non-blocking (uv_backend_timeout is 0 once stop is set). */
-static void amudp_uv_timer_cb(uv_timer_t *h) { uv_stop(h->loop); }
 
 static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t stride) {
   if (t->connected) return -EALREADY;
@@ -276,8 +266,11 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
   }
   if (t->tun.window_bytes > (size_t)4 << 20) t->tun.window_bytes = (size_t)4 << 20;
   t->next_deadline_ns = now + t->tun.ping_ns;
-  int rc = uv_poll_start(&t->uvpoll, UV_READABLE, amudp_uv_poll_cb);
-  if (rc == 0) t->uv_poll_on = 1;
+  /* One pass of the loop puts the socket into its epoll set, which is what
+   * amudp_sleep waits on from now on. */
+  if (uv_poll_start(&t->uvpoll, UV_READABLE, amudp_uv_poll_cb) == 0 &&
+      uv_run(&t->loop, UV_RUN_NOWAIT) >= 0)
+    t->uv_poll_on = 1;
   t->connected = 1;
   return 0;
 }
@@ -475,34 +468,30 @@ static int amudp_poll(gasnetc_transport_t *t) { return amudp_progress(t); }
 
 
 /* Sleep until the socket is readable, the earliest protocol deadline, or
- * timeout_ms (-1: none). Deadlines under 1 ms away are not slept for (libuv
- * timers have 1 ms resolution): the caller spins through them. */
+ * timeout_ms (-1: none).
+ * - Delayed acks go out first: nothing we send while asleep could carry
+ *   them, and a timer that wakes us only to ack costs a context switch,
+ *   dear on a host with more ranks than cores.
+ * - The deadline is kept to the microsecond (RTOs and acks fall due tens of
+ *   us ahead, below the 1 ms tick of libuv's timers, and spinning through
+ *   them steals the core from the ranks we wait for), so the sleep is a
+ *   ppoll() on the loop's epoll fd rather than a uv_run with a timer. Any
+ *   number of threads may sleep there at once (PAR). */
 static void amudp_sleep(gasnetc_transport_t *t, int timeout_ms) {
-  uint64_t now = amudp_now_ns();
   AMUDP_LOCK(t);
+  amudp_rel_flush_acks(t);
   uint64_t dl = t->next_deadline_ns;
   AMUDP_UNLOCK(t);
-  if (dl <= now + 1000000ULL) return;
-  uint64_t ms = (dl - now + 999999ULL) / 1000000ULL;
-  if (timeout_ms >= 0 && (uint64_t)timeout_ms < ms) ms = (uint64_t)timeout_ms;
-  if (ms == 0) return;
-#if GASNETC_THREADS
-  if (pthread_mutex_trylock(&t->wait_lock) != 0) { /* another thread runs the loop */
-    struct pollfd pf = {t->fd, POLLIN, 0};
-    poll(&pf, 1, (int)ms);
-    return;
-  }
-#endif
-  uv_update_time(&t->loop);
-  uv_timer_start(&t->uvtimer, amudp_uv_timer_cb, ms, 0);
-  uv_run(&t->loop, UV_RUN_ONCE);
-  uv_timer_stop(&t->uvtimer);
+  uint64_t now = amudp_now_ns();
+  if (dl <= now || !t->uv_poll_on) return;
+  uint64_t ns = dl - now;
+  if (timeout_ms >= 0 && (uint64_t)timeout_ms * 1000000ULL < ns) ns = (uint64_t)timeout_ms * 1000000ULL;
+  struct timespec ts = { (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) };
+  struct pollfd pf = { uv_backend_fd(&t->loop), POLLIN, 0 };
+  ppoll(&pf, 1, &ts, NULL);
   AMUDP_LOCK(t);
   t->rx_last_ns = amudp_now_ns(); /* we were watching the socket until now */
   AMUDP_UNLOCK(t);
-#if GASNETC_THREADS
-  pthread_mutex_unlock(&t->wait_lock);
-#endif
 }
 
 static int amudp_wait(gasnetc_transport_t *t, int timeout_ms) {
@@ -596,7 +585,6 @@ static void amudp_close(gasnetc_transport_t *t) {
     free(b);
   }
   if (t->uv_poll_ok) uv_close((uv_handle_t *)&t->uvpoll, NULL);
-  if (t->uv_timer_ok) uv_close((uv_handle_t *)&t->uvtimer, NULL);
   if (t->uv_loop_ok) {
     uv_run(&t->loop, UV_RUN_DEFAULT);
     uv_loop_close(&t->loop);
@@ -605,7 +593,6 @@ static void amudp_close(gasnetc_transport_t *t) {
   amudp_fault_free(t);
 #if GASNETC_THREADS
   pthread_mutex_destroy(&t->lock);
-  pthread_mutex_destroy(&t->wait_lock);
 #endif
   free(t->peers);
   free(t);

@@ -203,8 +203,7 @@ struct gasnetc_transport {
   int rcvbuf_got, sndbuf_got;
   uv_loop_t loop;
   uv_poll_t uvpoll;
-  uv_timer_t uvtimer;
-  int uv_loop_ok, uv_poll_ok, uv_timer_ok, uv_poll_on;
+  int uv_loop_ok, uv_poll_ok, uv_poll_on;
   int connected;
   int closing;                /* close() is flushing: deliver nothing more */
   amudp_peer_t *peers;
@@ -213,16 +212,16 @@ struct gasnetc_transport {
   amudp_msg_t *msg_free[AMUDP_MSG_CLASSES]; /* payload buffer cache, per class */
   size_t msg_cached;          /* bytes of capacity in msg_free */
   amudp_rxbatch_t *rx_free;
-  uint32_t rx_hits;
+  uint32_t rx_hits;           /* consecutive receive passes that found data */
   uint64_t rx_last_ns;        /* end of the last receive phase: later arrivals
-                                 have waited since then (delayed acks) */           /* consecutive receive passes that found data */
+                                 have waited since then (delayed acks) */
+  uint32_t acks_delayed;      /* peers with ack_pending set */
   uint64_t next_deadline_ns;  /* earliest timer of any peer */
   uint32_t dead_unreported;
   char dead_msg[48];          /* "no answer for 30 s" */
   uint64_t ctr[AMUDP_NCOUNTERS];
 #if GASNETC_THREADS
   pthread_mutex_t lock;
-  pthread_mutex_t wait_lock;  /* one thread at a time sleeps in the uv loop */
 #endif
 };
 
@@ -244,6 +243,7 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
                       uint64_t now);
 void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type);
 void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now);
+void amudp_rel_flush_acks(gasnetc_transport_t *t);
 void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why);
 int amudp_rel_unacked(gasnetc_transport_t *t);
 

@@ -14,7 +14,8 @@
  * after it, so acks ride on replies for free. Otherwise a standalone ACK
  * goes out ack_delay after the datagram could first have been read (the end
  * of our previous receive phase), or at once after ack_every datagrams, a
- * duplicate, a gap, or a PING.
+ * duplicate, a gap, or a PING, or when we go to sleep (nothing we send
+ * while asleep could carry it: amudp_rel_flush_acks).
  *
  * Retransmitting. Each in-flight datagram has its own deadline: its last
  * transmission + the peer's RTO << backoff (capped at rto_max) + a drain
@@ -164,6 +165,15 @@ static uint64_t rto_backed_off(const gasnetc_transport_t *t, const amudp_peer_t 
   return min_u64(p->rto_ns << (p->backoff < 20 ? p->backoff : 20), t->tun.rto_max_ns);
 }
 
+/* Our ack for p is on its way (alone or riding on DATA). */
+static void ack_sent(gasnetc_transport_t *t, amudp_peer_t *p) {
+  if (p->ack_pending) t->acks_delayed--;
+  p->ack_pending = 0;
+  p->ack_now = 0;
+  p->ack_late = 0;
+  p->ack_sent_next = p->rcv_next;
+}
+
 static void rtt_sample(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t r) {
   if (!p->srtt_ns) {
     p->srtt_ns = r;
@@ -209,10 +219,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   uint32_t ahead = p->snd_nxt - (p->fl_head ? p->fl_head->seq : p->snd_nxt);
   pkt->due_ns = now + rto_backed_off(t, p) + p->fl_bytes + (uint64_t)ahead * AMUDP_DRAIN_NS;
   t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
-  p->ack_pending = 0; /* the ack rode along */
-  p->ack_now = 0;
-  p->ack_late = 0;
-  p->ack_sent_next = p->rcv_next;
+  ack_sent(t, p); /* it rode along */
   AMUDP_COUNT(t, data_sent, 1);
 }
 
@@ -362,6 +369,7 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
     p->ack_now = 1; /* a gap: let the sender see it now */
   }
   if (p->ack_pending++ == 0) {
+    t->acks_delayed++;
     /* The delay counts from when the datagram could first have been read,
      * not from when we got round to it: after a long send or compute burst
      * the peer has been waiting already, so the ack goes out at once (after
@@ -387,10 +395,7 @@ void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
   amudp_wire_encode(buf, &h, &t->keys);
   struct iovec iov = {buf, sizeof buf};
   amudp_xmit(t, p, &iov, 1);
-  p->ack_pending = 0;
-  p->ack_now = 0;
-  p->ack_late = 0;
-  p->ack_sent_next = p->rcv_next;
+  ack_sent(t, p);
   if (type == AMUDP_T_ACK) AMUDP_COUNT(t, acks_sent, 1);
   else if (type == AMUDP_T_PING) AMUDP_COUNT(t, pings_sent, 1);
   else if (type == AMUDP_T_BYE) AMUDP_COUNT(t, byes_sent, 1);
@@ -399,6 +404,7 @@ void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
 void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why) {
   if (p->gone) return;
   p->gone = 1;
+  ack_sent(t, p); /* it owes no more acks */
   if (dead) {
     p->dead = 1;
     p->dead_why = why;
@@ -422,6 +428,13 @@ int amudp_rel_unacked(gasnetc_transport_t *t) {
     if (!p->gone && (p->fl_head || p->rep_q.head || p->req_q.head)) return 1;
   }
   return 0;
+}
+
+void amudp_rel_flush_acks(gasnetc_transport_t *t) {
+  for (uint32_t r = 0; t->acks_delayed && r < t->cfg.nranks; r++) {
+    amudp_peer_t *p = &t->peers[r];
+    if (p->ack_pending && !p->gone) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+  }
 }
 
 void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {

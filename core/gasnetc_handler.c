@@ -29,10 +29,13 @@ extern const gasnet_handlerentry_t *gasnete_get_handlertable(int *numentries);
 /* ---- the core's own handlers ------------------------------------------- */
 
 /* Short1(code): the sender called gasnet_exit(code) (spec 2.1.0.5). Only
- * records it: the exit happens at the next poll point, outside any handler. */
+ * records it (the first one): the exit happens at a later poll point,
+ * outside any handler (gasnetc_exit_check_slow). */
 static void gasnetc_exit_handler(gasnet_token_t token, gasnet_handlerarg_t code) {
   (void)token;
+  if (__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE)) return;
   __atomic_store_n(&gasnetc_g.remote_code, (int)code, __ATOMIC_RELAXED);
+  __atomic_store_n(&gasnetc_g.remote_exit_ns, gasnetc_now_ns(), __ATOMIC_RELAXED);
   __atomic_store_n(&gasnetc_g.remote_exit, 1, __ATOMIC_RELEASE);
 }
 

@@ -7,10 +7,16 @@
  *   gasnet_exit(code): tell every other node (core handler GASNETC_HANDLER_EXIT),
  *   flush stdio, write statistics, boot_fini(code), close the transport
  *   (which flushes what is unacknowledged, bounded in time), _exit(code).
- *   A node that receives the exit message acts at its next poll point
- *   (gasnet_AMPoll, GASNET_BLOCKUNTIL, a request): it raises SIGQUIT, as the
- *   spec says GASNet does, so a client's SIGQUIT handler runs first; then it
- *   exits the same way with the same code, without re-notifying.
+ *   A node that receives the exit message acts at the first poll point
+ *   (gasnet_AMPoll, GASNET_BLOCKUNTIL, a request) GASNETC_EXIT_LINGER_MS
+ *   after it: it raises SIGQUIT, as the spec says GASNet does, so a
+ *   client's SIGQUIT handler runs first; then it exits the same way with
+ *   the same code, without re-notifying. Until then it runs on as usual, so
+ *   that the idiom the spec recommends, a barrier then gasnet_exit, ends
+ *   the same way on every node: the first node out of the barrier would
+ *   otherwise end the others inside it (their last round's message not yet
+ *   read), before the code after their barrier ran. A node that calls
+ *   gasnet_exit itself in that time exits with its own code.
  *   SIGQUIT from outside (the launcher sends it to ranks that do not exit by
  *   themselves): unless the client installed its own handler, ours flushes
  *   stdio if it can do so safely and _exits with the job's code (the code of
@@ -38,6 +44,12 @@ gasnetc_state_t gasnetc_g;
 const char gasnetc_config_ident[] __attribute__((used)) =
     "$GASNetConfig: (libgasnet-" GASNETC_MODE_STRING ") " GASNET_CONFIG_STRING " $";
 
+/* How long a node runs on after learning of another node's gasnet_exit
+ * (see the top of this file): long enough for a barrier every node has
+ * notified to finish on a crowded host, short against the launcher's
+ * GASNET_EXIT_GRACE (2 s), after which it sends SIGQUIT anyway. */
+#define GASNETC_EXIT_LINGER_MS 250
+
 static volatile sig_atomic_t gasnetc_exit_code;  /* code of the exit in progress */
 static volatile sig_atomic_t gasnetc_quit_raised; /* SIGQUIT raised by us */
 
@@ -48,6 +60,8 @@ extern void gasnete_init(void);
 /* ---- tunables: the core's environment, read once -------------------------
  *   GASNET_MAX_SEGSIZE  segment cap (gasnetc_segment.c)   default: physmem/2
  *   GASNET_SPIN_USEC    BLOCKUNTIL spins this long before sleeping  default 100
+ *                       (yielding the CPU as it spins on an overcommitted host:
+ *                       gasnetc_host.c)
  *   GASNET_STATSFILE    write counters at exit to <value>.<rank>    default unset */
 #define GASNETC_SPIN_USEC_DEFAULT 100
 
@@ -94,12 +108,14 @@ static void gasnetc_on_exit(int status, void *arg) {
 
 /* ---- the address the transport binds and advertises ----------------------- */
 
-/* What each node publishes at init: its maximum segment size and the local
- * address of its bootstrap connection (family 0 when it has none). */
+/* What each node publishes at init: its maximum segment size, the local
+ * address of its bootstrap connection (family 0 when it has none), and its
+ * host (which nodes share CPUs). */
 typedef struct {
   uint64_t max_seg;
   uint8_t family, pad[7];    /* 4 or 6 */
   uint8_t addr[16];          /* IPv4 in the first 4 bytes, or IPv6 */
+  gasnetc_host_rec_t host;
 } gasnetc_init_rec_t;
 
 static struct sockaddr_storage gasnetc_bind_addr;
@@ -202,6 +218,7 @@ int gasnet_init(int *argc, char ***argv) {
     gasnetc_bind_addr_len = 0;
   }
   gasnetc_addr_pack(&gasnetc_bind_addr, &mine);
+  gasnetc_host_rec(&mine.host);
   gasnetc_init_rec_t *all = malloc(sizeof *all * gasnetc_g.nodes);
   if (!all || boot_exchange(&mine, sizeof mine, all) != 0) {
     free(all);
@@ -212,6 +229,7 @@ int gasnet_init(int *argc, char ***argv) {
     if (all[i].max_seg < gasnetc_g.max_global_seg)
       gasnetc_g.max_global_seg = (uintptr_t)all[i].max_seg;
   gasnetc_pick_bind_addr(all);
+  gasnetc_host_learn(&mine.host, &all[0].host, sizeof *all);
   free(all);
   return GASNET_OK;
 }
@@ -359,6 +377,8 @@ void gasnetc_exit_check_slow(void) {
   if (th->token || th->in_callback ||
       __atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE))
     return;
+  uint64_t since = __atomic_load_n(&gasnetc_g.remote_exit_ns, __ATOMIC_RELAXED);
+  if (gasnetc_now_ns() - since < (uint64_t)GASNETC_EXIT_LINGER_MS * 1000000u) return;
   int code = __atomic_load_n(&gasnetc_g.remote_code, __ATOMIC_ACQUIRE);
   /* Spec 2.1.0.5: a node learns of a remote gasnet_exit through SIGQUIT. */
   gasnetc_quit_raised = 1;

@@ -79,10 +79,16 @@ typedef struct {
   uint64_t spin_ns;           /* GASNET_SPIN_USEC */
   const char *statsfile;      /* GASNET_STATSFILE */
 
+  /* This host (gasnetc_host.c): nodes on it, CPUs they may run on, and
+   * whether a blocked thread yields the CPU while it spins. */
+  unsigned host_nodes, host_cpus;
+  int polite;                 /* host_nodes > host_cpus */
+
   /* Exit (gasnetc_init.c). */
   volatile int exiting;       /* this process is in its exit path */
   volatile int remote_exit;   /* another node called gasnet_exit ... */
   volatile int remote_code;   /* ... with this code */
+  uint64_t remote_exit_ns;    /* ... learnt then (gasnetc_now_ns) */
 } gasnetc_state_t;
 extern gasnetc_state_t gasnetc_g;
 
@@ -100,6 +106,17 @@ void gasnetc_fatal(const char *fmt, ...)
       gasnetc_fatal("%s: called before gasnet_attach (spec 2.1.0.1)",    \
                     (fname));                                            \
   } while (0)
+
+/* ---- this host (gasnetc_host.c) ------------------------------------------ */
+/* What each node tells the others at gasnet_init about its host. */
+typedef struct {
+  uint8_t id[16];     /* the kernel's boot id: equal ids share the CPUs */
+  uint8_t cpus[128];  /* the CPUs this node may run on (a cpu_set_t) */
+} gasnetc_host_rec_t;
+void gasnetc_host_rec(gasnetc_host_rec_t *mine);
+/* From every node's record (node i's at all + i*stride): set host_nodes,
+ * host_cpus and polite. */
+void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride);
 
 /* ---- statistics (gasnetc_stats.c) -------------------------------------- */
 #define GASNETC_STATS(X)                                              \
@@ -156,7 +173,8 @@ void *gasnetc_thread_buf(int slot);
 int gasnetc_handler_depth(void);
 
 /* ---- exit (gasnetc_init.c) ---------------------------------------------- */
-/* Called from poll points: if another node asked the job to exit, do so. */
+/* Called from poll points: if another node asked the job to exit, do so
+ * (after GASNETC_EXIT_LINGER_MS). */
 void gasnetc_exit_check_slow(void);
 static inline void gasnetc_exit_check(void) {
   if (GASNETC_UNLIKELY(gasnetc_g.remote_exit)) gasnetc_exit_check_slow();

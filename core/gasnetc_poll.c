@@ -9,9 +9,12 @@
  *      arrived, run due timers, deliver frames -> handlers);
  *   3. BLOCKUNTIL only: after GASNET_SPIN_USEC of finding nothing, sleep in
  *      the kernel for at most GASNETC_BLOCK_SLICE_MS, then go round again;
+ *      before that, on an overcommitted host, yield the CPU after each
+ *      empty poll (gasnetc_host.c);
  *   4. honour an exit requested by another node (spec 2.1.0.5).
  * Loopback messages never wait here: they run inside the sending call.
  */
+#include <sched.h>
 #include <time.h>
 #include <string.h>
 
@@ -62,9 +65,11 @@ void gasnetc_block_step(gasnetc_block_t *state) {
     state->idle_since_ns = 0;
   } else {
     uint64_t now = gasnetc_now_ns();
-    if (state->idle_since_ns == 0) {
-      state->idle_since_ns = now;
-    } else if (now - state->idle_since_ns >= gasnetc_g.spin_ns) {
+    int fresh = state->idle_since_ns == 0; /* always, in GASNET_WAIT_SPIN */
+    if (fresh) state->idle_since_ns = now;
+    if (fresh || now - state->idle_since_ns < gasnetc_g.spin_ns) {
+      if (gasnetc_g.polite) sched_yield();
+    } else {
       GASNETC_STAT_ADD(waits, 1);
       int n = gasnetc_g.ops->wait(gasnetc_g.transport, GASNETC_BLOCK_SLICE_MS);
       if (n > 0) state->idle_since_ns = 0;

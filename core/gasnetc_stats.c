@@ -1,7 +1,8 @@
 /*
  * gasnetc_stats.c - per-rank counters, written at exit when GASNET_STATSFILE
- * is set: to "<GASNET_STATSFILE>.<rank>", one "name value" per line, the
- * core's counters first, then the transport's (ops->stats).
+ * is set: to "<GASNET_STATSFILE>.<rank>", one "name value" per line: the
+ * host and wait policy (config.*), the core's counters, then the
+ * transport's (ops->stats).
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,9 @@ void gasnetc_stats_write(void) {
   }
   fprintf(f, "# GASNet core, node %u of %u, %s\n", (unsigned)gasnetc_g.mynode,
           (unsigned)gasnetc_g.nodes, GASNET_CONFIG_STRING);
+  fprintf(f, "config.host_nodes %u\nconfig.host_cpus %u\nconfig.polite %d\nconfig.spin_usec %llu\n",
+          gasnetc_g.host_nodes, gasnetc_g.host_cpus, gasnetc_g.polite,
+          (unsigned long long)(gasnetc_g.spin_ns / 1000));
   for (int i = 0; i < GASNETC_STAT_COUNT; i++)
     fprintf(f, "core.%s %llu\n", gasnetc_stat_names[i],
             (unsigned long long)__atomic_load_n(&gasnetc_stats[i], __ATOMIC_RELAXED));

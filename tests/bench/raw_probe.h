@@ -17,6 +17,10 @@
  *                           Like a large put, the sender reads and the
  *                           receiver writes a RAW_PROBE_SPAN-byte buffer
  *                           front to back (not one cache-hot datagram buffer).
+ *   raw_probe_barrier()     a dissemination barrier among all ranks over plain
+ *                           UDP (the client registers
+ *                           RAW_PROBE_PORTS_HANDLER_ENTRY(idx)): the floor
+ *                           under gasnet_barrier, with the same pattern
  * The peer is 127.0.0.1 unless RAW_PROBE_IP (or AM_BENCH_RAW_IP) names it.
  * Both ranks call the same function with their role (initiator = 1 on one).
  * While busy-polling, gasnet_AMPoll runs now and then, so AMs still in
@@ -30,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
+#include <sched.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -41,7 +47,7 @@
 #define RAW_PROBE_SPAN (16u << 20) /* bytes streamed from / into, cyclically */
 
 static volatile int raw_probe_peer_port;
-static void raw_probe_port_handler(gasnet_token_t t, gasnet_handlerarg_t port) {
+static inline void raw_probe_port_handler(gasnet_token_t t, gasnet_handlerarg_t port) {
   (void)t;
   raw_probe_peer_port = port;
 }
@@ -184,6 +190,92 @@ static inline double raw_probe_stream(raw_probe_t *p, int initiator, int count, 
   }
   free(span);
   return mbps;
+}
+
+/* ---- dissemination barrier over plain UDP --------------------------------
+ * ceil(log2 N) rounds; in round r each rank sends one 8-byte datagram to
+ * (me + 2^r) mod N and waits for the one of (me - 2^r) mod N, as
+ * gasnet_barrier does, but with no acks, no retransmission and no AM layer.
+ * A rank may be one barrier ahead of another, so arrivals are counted per
+ * barrier parity. Waits the way the library's do by default: busy-polling;
+ * when `polite` (ranks outnumber cores), yielding the CPU after each empty
+ * poll, and after RAW_PROBE_SPIN_US blocking in poll(). Every rank calls it;
+ * returns the mean us per barrier (*median the median), or -1 when no
+ * datagram came for 2 s (a loss: loopback at this rate loses none).
+ * Once per process. */
+#define RAW_PROBE_BARRIER_ROUNDS 32
+#define RAW_PROBE_SPIN_US 100 /* = GASNET_SPIN_USEC's default */
+static uint16_t *raw_probe_ports; /* [nodes]: every rank's barrier socket */
+static volatile int raw_probe_nports;
+static inline void raw_probe_ports_alloc(void) { /* a port may come before we ask */
+  if (!raw_probe_ports) raw_probe_ports = calloc(gasnet_nodes(), sizeof *raw_probe_ports);
+}
+static inline void raw_probe_ports_handler(gasnet_token_t t, gasnet_handlerarg_t port) {
+  gasnet_node_t src;
+  gasnet_AMGetMsgSource(t, &src);
+  raw_probe_ports_alloc();
+  raw_probe_ports[src] = (uint16_t)port;
+  raw_probe_nports++;
+}
+#define RAW_PROBE_PORTS_HANDLER_ENTRY(idx) { (idx), (void (*)())raw_probe_ports_handler }
+
+static inline double raw_probe_barrier(gasnet_handler_t h, int iters, int polite, double *median) {
+  gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
+  raw_probe_t p;
+  raw_probe_open(&p);
+  struct sockaddr_in a;
+  socklen_t alen = sizeof a;
+  getsockname(p.fd, (struct sockaddr *)&a, &alen);
+  raw_probe_ports_alloc();
+  for (gasnet_node_t i = 0; i < n; i++)
+    if (i != me) gasnet_AMRequestShort1(i, h, ntohs(a.sin_port));
+  GASNET_BLOCKUNTIL(raw_probe_nports == (int)n - 1);
+  int rounds = 0;
+  while (((gasnet_node_t)1 << rounds) < n) rounds++;
+  struct sockaddr_in peer[RAW_PROBE_BARRIER_ROUNDS];
+  for (int r = 0; r < rounds; r++) {
+    memset(&peer[r], 0, sizeof peer[r]);
+    peer[r].sin_family = AF_INET;
+    peer[r].sin_port = htons(raw_probe_ports[(me + ((gasnet_node_t)1 << r)) % n]);
+    peer[r].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  }
+  int arrived[2][RAW_PROBE_BARRIER_ROUNDS] = {{0}};
+  double *t = malloc(sizeof *t * (size_t)iters), sum = 0;
+  int ok = 1;
+  for (int it = -20; it < iters && ok; it++) { /* 20 warm-up barriers */
+    double t0 = raw_probe_now_us();
+    for (int r = 0; r < rounds && ok; r++) {
+      int32_t msg[2] = { it, r };
+      sendto(p.fd, msg, sizeof msg, 0, (struct sockaddr *)&peer[r], sizeof peer[r]);
+      double waiting = raw_probe_now_us();
+      while (!arrived[it & 1][r]) {
+        int32_t in[2];
+        if (recv(p.fd, in, sizeof in, MSG_DONTWAIT) == (ssize_t)sizeof in) {
+          arrived[in[0] & 1][in[1] & (RAW_PROBE_BARRIER_ROUNDS - 1)]++;
+          continue;
+        }
+        double idle = raw_probe_now_us() - waiting;
+        if (polite && idle < RAW_PROBE_SPIN_US) {
+          sched_yield();
+        } else if (polite) {
+          struct pollfd pf = { p.fd, POLLIN, 0 };
+          poll(&pf, 1, 100);
+        }
+        if (idle > 2e6) { ok = 0; break; }
+      }
+      arrived[it & 1][r]--;
+    }
+    if (it >= 0) { t[it] = raw_probe_now_us() - t0; sum += t[it]; }
+  }
+  double mean = -1;
+  if (ok) {
+    qsort(t, (size_t)iters, sizeof *t, raw_probe_cmp);
+    *median = t[iters / 2];
+    mean = sum / iters;
+  }
+  free(t);
+  raw_probe_close(&p);
+  return mean;
 }
 
 #endif /* RAW_PROBE_H */

@@ -6,6 +6,11 @@
  *   handler  node 0 sends the last node a request whose handler calls
  *            gasnet_exit(43)
  *   return   the last node returns 44 from main() without gasnet_exit
+ *   barrier  the idiom spec 2.1.0.5 recommends: every node puts its number
+ *            into the next node's segment, 20 barriers (the last one named),
+ *            then reads what it got, prints it and calls gasnet_exit(0)
+ *            at once. The first node out of the barrier must not end the
+ *            others inside it: every node's line must appear.
  *   stop     the last node stops itself (SIGSTOP); node 0 keeps sending it
  *            requests and must declare it dead (GASNET_UDP_TIMEOUT)
  * A node still running after 30 s prints SURVIVED and exits 99.
@@ -26,7 +31,7 @@ int main(int argc, char **argv) {
   gasnet_node_t me = gasnet_mynode(), last = gasnet_nodes() - 1;
   gasnet_handlerentry_t table[] = { { 128, (void (*)())req_exit }, { 129, (void (*)())req_ping },
                                     { 130, (void (*)())rep_ping }, T_BARRIER_HANDLERS };
-  T_CHECK(gasnet_attach(table, 5, 0, 0));
+  T_CHECK(gasnet_attach(table, 5, GASNET_PAGESIZE, 0));
   t_barrier();
   printf("node %u: pid %d mode %s\n", (unsigned)me, (int)getpid(), mode);
   fflush(stdout);
@@ -36,6 +41,20 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "stop")) raise(SIGSTOP);
   }
   if (me == 0 && !strcmp(mode, "handler")) gasnet_AMRequestShort0(last, 128);
+  if (!strcmp(mode, "barrier")) {
+    gasnet_seginfo_t *seg = malloc(sizeof *seg * gasnet_nodes());
+    T_CHECK(gasnet_getSegmentInfo(seg, (int)gasnet_nodes()));
+    uint32_t mine = 0x5eed0000u + me;
+    gasnet_put((me + 1) % gasnet_nodes(), seg[(me + 1) % gasnet_nodes()].addr, &mine, sizeof mine);
+    for (int i = 0; i < 20; i++) {
+      gasnet_barrier_notify(i, i == 19 ? 0 : GASNET_BARRIERFLAG_ANONYMOUS);
+      T_CHECK(gasnet_barrier_wait(i, i == 19 ? 0 : GASNET_BARRIERFLAG_ANONYMOUS));
+    }
+    uint32_t got = *(volatile uint32_t *)seg[me].addr;
+    printf("node %u: after the barrier, got %#x from node %u\n", (unsigned)me, (unsigned)got,
+           (unsigned)((me + gasnet_nodes() - 1) % gasnet_nodes()));
+    gasnet_exit(0);
+  }
   time_t end = time(NULL) + 30;
   volatile unsigned long spin = 0;
   while (time(NULL) < end) {

@@ -110,7 +110,7 @@ wide=(); for i in $(seq 1 32); do wide+=("127.0.0.$i"); done
 sshd_start wide "${wide[@]}" || mh_fail "sshd for 32 hosts did not start"
 echo "sshd on 127.0.0.1-32 port $SSHD_PORT ($(ls -d "$MH_DIR"/sshd-wide* | wc -l) daemons)"
 mkdir -p "$MH_DIR/b7"
-GASNET_SSH_OUT_DEGREE=3 probe_bg j7 -n 64 -H "$(IFS=,; echo "${wide[*]}")" "$PROBE" --dir "$MH_DIR/b7" --sleep 2 "$marker"
+GASNET_SSH_OUT_DEGREE=3 probe_bg j7 -n 64 -H "$(IFS=,; echo "${wide[*]}")" "$PROBE" --dir "$MH_DIR/b7" --sleep 6 "$marker"
 if probe_wait_ok "$JOB_OUT" 64 60; then
     probe_ssh_edges "${wide[@]}" | probe_tree_check 3 3 "${wide[@]}" || fail "32-host spawn tree shape"
 else

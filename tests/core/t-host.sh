@@ -1,0 +1,47 @@
+#!/bin/bash
+# timeout: 120
+# conduits: udp tcp
+# t-host.sh - the nodes sharing a host and the wait policy (core/gasnetc_host.c):
+# a blocked node yields the CPU as it polls ("polite") exactly when the host
+# has more nodes than CPUs they may run on (the union of their affinity
+# masks). Read back from GASNET_STATSFILE's config.* lines of every node:
+#   -n 2                2 nodes, nproc CPUs; polite iff 2 > nproc
+#   -n 8                8 nodes, nproc CPUs; polite iff 8 > nproc
+#   taskset -c 0, -n 4  4 nodes pinned to one CPU: 1 CPU, polite
+# each running t_exit's barrier-then-exit, whose data and lines are checked.
+set -u
+. "$TOP/tests/lib/conduit.sh"
+cd "$BIN" || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ncpu=$(nproc)
+
+# check N CPUS POLITE: every node's statistics file says so
+check() {
+  local n=$1 cpus=$2 polite=$3 bad=0
+  for ((i = 0; i < n; i++)); do
+    f="$tmp/st.$i"
+    got="$(sed -n 's/^config.host_nodes //p' "$f" 2>/dev/null)/$(sed -n 's/^config.host_cpus //p' "$f" 2>/dev/null)/$(sed -n 's/^config.polite //p' "$f" 2>/dev/null)"
+    [ "$got" = "$n/$cpus/$polite" ] || { echo "  node $i: expected nodes/cpus/polite $n/$cpus/$polite, got $got"; bad=1; }
+  done
+  return $bad
+}
+
+# run WHAT N CPUS POLITE [launcher prefix...]: t_exit barrier on N nodes
+# (every node's neighbour data and line after the barrier), then check
+run() {
+  local what=$1 n=$2 cpus=$3 polite=$4; shift 4
+  rm -f "$tmp"/st.*
+  out=$(GASNET_STATSFILE="$tmp/st" "$@" "$GASNETRUN" -n "$n" ./t_exit barrier 2>&1); rc=$?
+  lines=$(echo "$out" | grep -c 'after the barrier, got 0x5eed000')
+  echo "$what: expected exit 0, $n lines after the barrier, nodes/cpus/polite $n/$cpus/$polite; got exit $rc, $lines lines"
+  if [ "$rc" != 0 ] || [ "$lines" != "$n" ] || ! check "$n" "$cpus" "$polite"; then
+    echo "FAIL: $what"; echo "$out" | tail -5 | sed 's/^/     | /'; fails=$((fails + 1))
+  fi
+}
+run "-n 2 on $ncpu CPUs" 2 "$ncpu" $(( 2 > ncpu ? 1 : 0 )) env
+run "-n 8 on $ncpu CPUs" 8 "$ncpu" $(( 8 > ncpu ? 1 : 0 )) env
+run "taskset -c 0, -n 4" 4 1 1 taskset -c 0
+[ $fails = 0 ] && echo "t-host: all passed"
+exit $fails
