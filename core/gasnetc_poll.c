@@ -8,7 +8,7 @@
  *   2. let the transport do one bounded, non-blocking pass (read what has
  *      arrived, run due timers, deliver frames -> handlers);
  *   3. BLOCKUNTIL only: after GASNET_SPIN_USEC of finding nothing, sleep in
- *      the kernel for at most GASNETC_BLOCK_SLICE_MS, then go round again;
+ *      the kernel (at most GASNETC_BLOCK_SLICE_MS), then go round again;
  *      before that, on an overcommitted host, yield the CPU after each
  *      empty poll (gasnetc_host.c);
  *   4. honour an exit requested by another node (spec 2.1.0.5).
@@ -20,11 +20,19 @@
 
 #include "gasnetc_internal.h"
 
-/* Longest single sleep of a blocked thread. Bounded so that a thread whose
- * condition was set by a handler run on another thread (PAR), which the
- * transport knows nothing of, still re-evaluates it promptly (spec 2.3.5.2
- * implementor's note). */
+/* Longest single sleep of a blocked thread, ms. With other client threads
+ * (PAR, PARSYNC) it is bounded, so that a thread whose condition was set by
+ * a handler run on another thread, which the transport knows nothing of,
+ * still re-evaluates it promptly (spec 2.3.5.2 implementor's note). In SEQ
+ * the condition changes only in a handler this thread runs (2.3.5.2), after
+ * something arrived and woke it: -1, no limit but the transport's own
+ * deadlines, so idle ranks do not wake a thousand times a second and take
+ * the CPU from busy ones on a crowded host. */
+#if defined(GASNET_SEQ)
+#define GASNETC_BLOCK_SLICE_MS (-1)
+#else
 #define GASNETC_BLOCK_SLICE_MS 1
+#endif
 
 uint64_t gasnetc_now_ns(void) {
   struct timespec ts;
@@ -71,7 +79,10 @@ void gasnetc_block_step(gasnetc_block_t *state) {
       if (gasnetc_g.polite) sched_yield();
     } else {
       GASNETC_STAT_ADD(waits, 1);
-      int n = gasnetc_g.ops->wait(gasnetc_g.transport, GASNETC_BLOCK_SLICE_MS);
+      /* A remote exit is acted on at a poll point once its linger is over:
+       * come back for it even when nothing else will wake us. */
+      int slice = gasnetc_g.remote_exit ? 1 : GASNETC_BLOCK_SLICE_MS;
+      int n = gasnetc_g.ops->wait(gasnetc_g.transport, slice);
       if (n > 0) state->idle_since_ns = 0;
     }
   }
