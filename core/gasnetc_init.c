@@ -377,6 +377,7 @@ void gasnetc_exit_check_slow(void) {
   if (th->token || th->in_callback ||
       __atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE))
     return;
+  if (!__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE)) return; /* orders the time */
   uint64_t since = __atomic_load_n(&gasnetc_g.remote_exit_ns, __ATOMIC_RELAXED);
   if (gasnetc_now_ns() - since < (uint64_t)GASNETC_EXIT_LINGER_MS * 1000000u) return;
   int code = __atomic_load_n(&gasnetc_g.remote_code, __ATOMIC_ACQUIRE);

@@ -202,7 +202,8 @@ static inline double raw_probe_stream(raw_probe_t *p, int initiator, int count, 
  * poll, and after RAW_PROBE_SPIN_US blocking in poll(). Every rank calls it;
  * returns the mean us per barrier (*median the median), or -1 when no
  * datagram came for 2 s (a loss: loopback at this rate loses none).
- * Once per process. */
+ * Once per process, with every rank on this host (it sends to 127.0.0.1;
+ * RAW_PROBE_IP names one peer, not N). */
 #define RAW_PROBE_BARRIER_ROUNDS 32
 #define RAW_PROBE_SPIN_US 100 /* = GASNET_SPIN_USEC's default */
 static uint16_t *raw_probe_ports; /* [nodes]: every rank's barrier socket */
