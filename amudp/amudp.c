@@ -77,7 +77,8 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   if (u->rto_max_ns < u->rto_init_ns) u->rto_max_ns = u->rto_init_ns;
   u->ack_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_US", 50, 0, 1e6) * 1e3);
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
-  snprintf(t->dead_msg, sizeof t->dead_msg, "no answer for %g s", timeout);
+  snprintf(t->dead_msg, sizeof t->dead_msg,
+           "no answer for %g s: dead, stopped, or not polling", timeout);
 }
 
 /* ---------------------------------------------------------------- addresses */

@@ -218,7 +218,7 @@ struct gasnetc_transport {
   uint32_t acks_delayed;      /* peers with ack_pending set */
   uint64_t next_deadline_ns;  /* earliest timer of any peer */
   uint32_t dead_unreported;
-  char dead_msg[48];          /* "no answer for 30 s" */
+  char dead_msg[96];          /* "no answer for 30 s: dead, stopped, ..." */
   uint64_t ctr[AMUDP_NCOUNTERS];
 #if GASNETC_THREADS
   pthread_mutex_t lock;

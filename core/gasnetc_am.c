@@ -45,8 +45,10 @@ static void gasnetc_am_check(int is_request, int category, gasnet_node_t dest,
                              gasnet_handler_t handler, void *src, size_t nbytes,
                              void *dest_addr, int nargs) {
   gasnetc_thread_t *th = &gasnetc_thread;
-  if (!gasnetc_g.attached)
-    GASNETC_AM_FATAL("called before gasnet_attach (spec %s)", "2.1.0.1");
+  if (!gasnetc_g.attached) {
+    char name[48];
+    gasnetc_not_ready(gasnetc_am_name(name, sizeof name, is_request, category, nargs), 1);
+  }
   if (category < GASNETC_AM_SHORT || category > GASNETC_AM_LONGASYNC ||
       nargs < 0 || nargs > GASNETC_AM_MAX_ARGS)
     GASNETC_AM_FATAL("bad category %d or argument count", category);

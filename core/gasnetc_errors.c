@@ -39,6 +39,25 @@ const char *gasnet_ErrorDesc(int errval) {
   return "Unknown GASNet error code";
 }
 
+int gasnetc_setup_failed(int rc, const char *call, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(gasnetc_g.failure, sizeof gasnetc_g.failure, fmt, ap);
+  va_end(ap);
+  gasnetc_g.failed_call = call;
+  fprintf(stderr, "GASNet: %s: %s\n", call, gasnetc_g.failure);
+  return rc;
+}
+
+void gasnetc_not_ready(const char *fname, int need_attach) {
+  const char *need = need_attach ? "gasnet_attach" : "gasnet_init";
+  if (gasnetc_g.failed_call)
+    gasnetc_fatal("%s: called after %s failed (%s); after a failed %s only "
+                  "gasnet_exit may be called", fname, gasnetc_g.failed_call,
+                  gasnetc_g.failure, gasnetc_g.failed_call);
+  gasnetc_fatal("%s: called before %s (spec 2.1.0.1)", fname, need);
+}
+
 /* Spec 2.3: misuse prints a message and terminates the job. The line is the
  * reason given to boot_abort: the launcher prints it and ends every rank with
  * a non-zero code (without a launcher, boot_abort prints it itself). */

@@ -47,14 +47,13 @@ static const gasnet_handlerentry_t gasnetc_core_handlers[] = {
 
 static int gasnetc_handler_set(int index, void (*fn)(), const char *what, int i) {
   if (!fn) {
-    fprintf(stderr, "GASNet: gasnet_attach: %s entry %d (index %d) has a NULL fnptr\n",
-            what, i, index);
-    return GASNET_ERR_BAD_ARG;
+    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
+                                "%s entry %d (index %d) has a NULL fnptr", what, i, index);
   }
   if (gasnetc_handlers[index]) {
-    fprintf(stderr, "GASNet: gasnet_attach: %s entry %d: handler index %d is "
-            "registered twice\n", what, i, index);
-    return GASNET_ERR_BAD_ARG;
+    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
+                                "%s entry %d: handler index %d is registered twice",
+                                what, i, index);
   }
   gasnetc_handlers[index] = fn;
   return GASNET_OK;
@@ -64,9 +63,8 @@ static int gasnetc_handler_reserved(const gasnet_handlerentry_t *t, int n,
                                     int lo, int hi, const char *what) {
   for (int i = 0; i < n; i++) {
     if (t[i].index < lo || t[i].index > hi) {
-      fprintf(stderr, "GASNet: %s handler %d outside %d..%d\n", what,
-              t[i].index, lo, hi);
-      return GASNET_ERR_BAD_ARG;
+      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
+                                  "%s handler %d outside %d..%d", what, t[i].index, lo, hi);
     }
     int rc = gasnetc_handler_set(t[i].index, t[i].fnptr, what, i);
     if (rc) return rc;
@@ -90,18 +88,18 @@ int gasnetc_handler_register(gasnet_handlerentry_t *table, int numentries) {
     if (rc) return rc;
   }
   if (numentries < 0 || (numentries > 0 && !table)) {
-    fprintf(stderr, "GASNet: gasnet_attach: bad handler table (%p, %d entries)\n",
-            (void *)table, numentries);
-    return GASNET_ERR_BAD_ARG;
+    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
+                                "bad handler table (%p, %d entries)", (void *)table,
+                                numentries);
   }
   /* Pass 1: explicit indexes, which must be client indexes. */
   for (int i = 0; i < numentries; i++) {
     if (table[i].index == 0) continue;
     if (table[i].index < GASNETC_HANDLER_CLIENT_FIRST) {
-      fprintf(stderr, "GASNet: gasnet_attach: handler table entry %d asks for "
-              "index %d; 1..127 are reserved, clients use 128..255 or 0 "
-              "(spec 2.1.0.2)\n", i, table[i].index);
-      return GASNET_ERR_BAD_ARG;
+      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
+                                  "handler table entry %d asks for index %d; 1..127 are "
+                                  "reserved, clients use 128..255 or 0 (spec 2.1.0.2)",
+                                  i, table[i].index);
     }
     if ((rc = gasnetc_handler_set(table[i].index, table[i].fnptr, "handler table", i)))
       return rc;
@@ -112,8 +110,8 @@ int gasnetc_handler_register(gasnet_handlerentry_t *table, int numentries) {
     if (table[i].index != 0) continue;
     while (next <= GASNETC_HANDLER_CLIENT_LAST && gasnetc_handlers[next]) next++;
     if (next > GASNETC_HANDLER_CLIENT_LAST) {
-      fprintf(stderr, "GASNet: gasnet_attach: more than 128 client handlers\n");
-      return GASNET_ERR_BAD_ARG;
+      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
+                                  "more than 128 client handlers");
     }
     if ((rc = gasnetc_handler_set(next, table[i].fnptr, "handler table", i)))
       return rc;
@@ -310,6 +308,8 @@ void gasnetc_peer_dead_cb(void *ctx, uint32_t rank, const char *why) {
   if (__atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE) ||
       __atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE))
     return;
-  gasnetc_fatal("node %u is dead or unreachable (%s); ending the job",
+  /* Say only what the transport knows: a silent peer may be dead, stopped
+   * or merely not polling; a reset connection means its end was closed. */
+  gasnetc_fatal("lost node %u (%s); ending the job",
                 (unsigned)rank, why ? why : "no reason given");
 }

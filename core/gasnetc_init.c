@@ -190,7 +190,9 @@ int gasnet_init(int *argc, char ***argv) {
     return GASNET_ERR_RESOURCE;
   }
   called = 1;
-  if (boot_init(argc, argv) != 0) return GASNET_ERR_RESOURCE;
+  if (boot_init(argc, argv) != 0)
+    return gasnetc_setup_failed(GASNET_ERR_RESOURCE, "gasnet_init",
+                                "cannot join the job's bootstrap (see the message above)");
   gasnetc_g.mynode = boot_rank();
   gasnetc_g.nodes = boot_size();
   gasnetc_g.ops = gasnetc_conduit_ops;
@@ -222,7 +224,9 @@ int gasnet_init(int *argc, char ***argv) {
   gasnetc_init_rec_t *all = malloc(sizeof *all * gasnetc_g.nodes);
   if (!all || boot_exchange(&mine, sizeof mine, all) != 0) {
     free(all);
-    return GASNET_ERR_RESOURCE;
+    return gasnetc_setup_failed(GASNET_ERR_RESOURCE, "gasnet_init",
+                                "the bootstrap exchange of %u nodes failed",
+                                (unsigned)gasnetc_g.nodes);
   }
   gasnetc_g.max_global_seg = (uintptr_t)mine.max_seg;
   for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
@@ -250,20 +254,17 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
                   uintptr_t segsize, uintptr_t minheapoffset) {
   static int called;
   int rc;
-  if (!gasnetc_g.inited)
-    gasnetc_fatal("gasnet_attach: called before gasnet_init (spec 2.1.0.1)");
+  GASNETC_CHECK_INITED("gasnet_attach");
   if (called) {
     fprintf(stderr, "GASNet: gasnet_attach: called twice (spec 2.1.0.2)\n");
     return GASNET_ERR_RESOURCE;
   }
   called = 1;
 #if !defined(GASNET_SEGMENT_EVERYTHING)
-  if (segsize % GASNET_PAGESIZE) {
-    fprintf(stderr, "GASNet: gasnet_attach: segsize %lu is not a multiple of "
-            "GASNET_PAGESIZE (%d) (spec 2.1.0.2)\n", (unsigned long)segsize,
-            GASNET_PAGESIZE);
-    return GASNET_ERR_BAD_ARG;
-  }
+  if (segsize % GASNET_PAGESIZE)
+    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
+                                "segsize %lu is not a multiple of GASNET_PAGESIZE (%d) "
+                                "(spec 2.1.0.2)", (unsigned long)segsize, GASNET_PAGESIZE);
 #endif
   if ((rc = gasnetc_handler_register(table, numentries))) return rc;
   gasnet_seginfo_t myseg;
@@ -281,11 +282,9 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
   cfg.deliver = gasnetc_deliver_cb;
   cfg.place = gasnetc_place_cb;
   cfg.peer_dead = gasnetc_peer_dead_cb;
-  if (gasnetc_g.ops->open(&gasnetc_g.transport, &cfg) != 0) {
-    fprintf(stderr, "GASNet: gasnet_attach: cannot open the %s transport\n",
-            gasnetc_g.ops->name);
-    return GASNET_ERR_RESOURCE;
-  }
+  if (gasnetc_g.ops->open(&gasnetc_g.transport, &cfg) != 0)
+    return gasnetc_setup_failed(GASNET_ERR_RESOURCE, "gasnet_attach",
+                                "cannot open the %s transport", gasnetc_g.ops->name);
   gasnetc_g.max_payload = gasnetc_g.ops->max_payload(gasnetc_g.transport);
   if (gasnetc_g.max_payload < GASNETC_AM_MAX_LONG ||
       gasnetc_g.max_payload < GASNETC_AM_MAX_MEDIUM)
@@ -392,17 +391,17 @@ void gasnetc_exit_check_slow(void) {
 
 gasnet_node_t gasnet_mynode(void) {
   if (GASNETC_UNLIKELY(!gasnetc_g.inited))
-    gasnetc_fatal("gasnet_mynode: called before gasnet_init");
+    gasnetc_not_ready("gasnet_mynode", 0);
   return gasnetc_g.mynode;
 }
 
 gasnet_node_t gasnet_nodes(void) {
   if (GASNETC_UNLIKELY(!gasnetc_g.inited))
-    gasnetc_fatal("gasnet_nodes: called before gasnet_init");
+    gasnetc_not_ready("gasnet_nodes", 0);
   return gasnetc_g.nodes;
 }
 
 char *gasnet_getenv(const char *name) {
-  if (!gasnetc_g.inited) gasnetc_fatal("gasnet_getenv: called before gasnet_init");
+  GASNETC_CHECK_INITED("gasnet_getenv");
   return (char *)boot_getenv(name);
 }

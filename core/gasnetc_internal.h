@@ -64,6 +64,10 @@ extern GASNETC_TLS gasnetc_thread_t gasnetc_thread;
 /* Process-wide state, written during init/attach (one thread), read after. */
 typedef struct {
   int inited, attached;
+  /* The set-up call that failed ("gasnet_init", "gasnet_attach") and why;
+   * failed_call is NULL while none has failed. */
+  const char *failed_call;
+  char failure[256];
   gasnet_node_t mynode, nodes;
   const gasnetc_transport_ops_t *ops;
   gasnetc_transport_t *transport;
@@ -99,12 +103,20 @@ extern const gasnetc_transport_ops_t *const gasnetc_conduit_ops;
 /* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */
 void gasnetc_fatal(const char *fmt, ...)
     __attribute__((noreturn, format(printf, 1, 2)));
-/* Fatal unless attached: the misuse "a call before attach" (spec 2.1.0.1). */
+/* gasnet_init or gasnet_attach cannot go on: print "GASNet: CALL: reason",
+ * remember both (a later call then says that CALL failed and why, instead
+ * of "called before CALL") and return rc, the error code CALL returns. */
+int gasnetc_setup_failed(int rc, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold));
+/* gasnetc_not_ready (declared in gasnet.h for extended-ref/) is fatal:
+ * fname needs a successful gasnet_init (need_attach 0) or gasnet_attach. */
 #define GASNETC_CHECK_ATTACHED(fname)                                    \
   do {                                                                   \
-    if (GASNETC_UNLIKELY(!gasnetc_g.attached))                           \
-      gasnetc_fatal("%s: called before gasnet_attach (spec 2.1.0.1)",    \
-                    (fname));                                            \
+    if (GASNETC_UNLIKELY(!gasnetc_g.attached)) gasnetc_not_ready((fname), 1); \
+  } while (0)
+#define GASNETC_CHECK_INITED(fname)                                      \
+  do {                                                                   \
+    if (GASNETC_UNLIKELY(!gasnetc_g.inited)) gasnetc_not_ready((fname), 0); \
   } while (0)
 
 /* ---- this host (gasnetc_host.c) ------------------------------------------ */

@@ -64,13 +64,13 @@ uintptr_t gasnetc_segment_max_from_env(const char *value) {
 
 uintptr_t gasnet_getMaxLocalSegmentSize(void) {
   if (!gasnetc_g.inited)
-    gasnetc_fatal("gasnet_getMaxLocalSegmentSize: called before gasnet_init");
+    gasnetc_not_ready("gasnet_getMaxLocalSegmentSize", 0);
   return gasnetc_g.max_local_seg;
 }
 
 uintptr_t gasnet_getMaxGlobalSegmentSize(void) {
   if (!gasnetc_g.inited)
-    gasnetc_fatal("gasnet_getMaxGlobalSegmentSize: called before gasnet_init");
+    gasnetc_not_ready("gasnet_getMaxGlobalSegmentSize", 0);
   return gasnetc_g.max_global_seg;
 }
 
@@ -107,9 +107,9 @@ int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
     mine->size = size;
     return GASNET_OK;
   }
-  fprintf(stderr, "GASNet: gasnet_attach: cannot map a segment of %lu bytes: %s\n",
-          (unsigned long)segsize, strerror(errno));
-  return GASNET_ERR_RESOURCE;
+  return gasnetc_setup_failed(GASNET_ERR_RESOURCE, "gasnet_attach",
+                              "cannot map a segment of %lu bytes: %s",
+                              (unsigned long)segsize, strerror(errno));
 #endif
 }
 

@@ -101,8 +101,7 @@ static int gasnete_barrier_kick(void) {
 }
 
 void gasnet_barrier_notify(int id, int flags) {
-  if (GASNETE_UNLIKELY(!gasnete_g.attached))
-    gasnete_fatal("gasnet_barrier_notify: called before gasnet_attach (spec 2.1.0.1)");
+  if (GASNETE_UNLIKELY(!gasnete_g.attached)) gasnetc_not_ready("gasnet_barrier_notify", 1);
   if (GASNETE_UNLIKELY(gasnete_b.notified))
     gasnete_fatal("gasnet_barrier_notify: called twice without a gasnet_barrier_wait or a "
                   "successful gasnet_barrier_try in between (spec 3.5.0.1)");
@@ -142,9 +141,7 @@ int gasnet_barrier_try(int id, int flags) {
   if (GASNETE_UNLIKELY(!gasnete_b.notified))
     gasnete_fatal("gasnet_barrier_try: no gasnet_barrier_notify since the last wait or "
                   "successful try (spec 3.5.0.3)");
-  if (!gasnete_barrier_kick()) {
-    gasnet_AMPoll();
-    if (!gasnete_barrier_kick()) return GASNET_ERR_NOT_READY;
-  }
+  gasnet_AMPoll(); /* every try polls, even when the barrier is complete */
+  if (!gasnete_barrier_kick()) return GASNET_ERR_NOT_READY;
   return gasnete_barrier_result(id, flags);
 }

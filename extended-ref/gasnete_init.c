@@ -89,8 +89,7 @@ void gasnete_fatal(const char *fmt, ...) {
 
 void gasnete_check_remote_slow(const char *fname, gasnet_node_t node, const void *addr,
                                size_t n, const char *what) {
-  if (!gasnete_g.attached)
-    gasnete_fatal("%s: called before gasnet_attach (spec 2.1.0.1)", fname);
+  if (!gasnete_g.attached) gasnetc_not_ready(fname, 1);
   if (node >= gasnete_g.nodes)
     gasnete_fatal("%s: node %u does not exist (the job has %u nodes)", fname,
                   (unsigned)node, (unsigned)gasnete_g.nodes);

@@ -127,12 +127,15 @@ void gasnet_wait_syncnb(gasnet_handle_t h) {
   gasnete_handle_free(td, h);
 }
 
+/* Spec 3.3.3 calls the try functions "trying (polling)": every try polls
+ * once first, whatever its arguments, so a loop of tries whose handles are
+ * all complete (or GASNET_INVALID_HANDLE) still runs the handlers that its
+ * peers' operations need, and a peer waiting on us is not starved. */
 int gasnet_try_syncnb(gasnet_handle_t h) {
+  gasnet_AMPoll();
   if (h == GASNET_INVALID_HANDLE) return GASNET_OK;
   gasnete_threaddata_t *td = gasnete_mythread();
   gasnete_handle_check("gasnet_try_syncnb", td, h);
-  if (gasnete_handle_reap(td, h)) return GASNET_OK;
-  gasnet_AMPoll();
   return gasnete_handle_reap(td, h) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
@@ -172,9 +175,8 @@ void gasnet_wait_syncnb_all(gasnet_handle_t *handles, size_t n) {
 }
 
 int gasnet_try_syncnb_all(gasnet_handle_t *handles, size_t n) {
+  gasnet_AMPoll(); /* every try polls (see gasnet_try_syncnb) */
   gasnete_threaddata_t *td = gasnete_mythread();
-  if (gasnete_reap_list("gasnet_try_syncnb_all", td, handles, n, NULL) == 0) return GASNET_OK;
-  gasnet_AMPoll();
   return gasnete_reap_list("gasnet_try_syncnb_all", td, handles, n, NULL) == 0
              ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
@@ -192,9 +194,8 @@ void gasnet_wait_syncnb_some(gasnet_handle_t *handles, size_t n) {
 }
 
 int gasnet_try_syncnb_some(gasnet_handle_t *handles, size_t n) {
+  gasnet_AMPoll(); /* every try polls (see gasnet_try_syncnb) */
   gasnete_threaddata_t *td = gasnete_mythread();
-  if (gasnete_some_done(td, handles, n, "gasnet_try_syncnb_some")) return GASNET_OK;
-  gasnet_AMPoll();
   return gasnete_some_done(td, handles, n, "gasnet_try_syncnb_some") ? GASNET_OK
                                                                      : GASNET_ERR_NOT_READY;
 }
@@ -224,12 +225,9 @@ void gasnet_wait_syncnbi_all(void) {
 
 static int gasnete_try_nbi(const char *fname, int gets, int puts) {
   gasnete_threaddata_t *td = gasnete_nbi_sync_td(fname);
-  for (int pass = 0;; pass++) {
-    if ((!gets || GASNETE_CTR_DONE(&td->nbi_gets)) && (!puts || GASNETE_CTR_DONE(&td->nbi_puts)))
-      return GASNET_OK;
-    if (pass) return GASNET_ERR_NOT_READY;
-    gasnet_AMPoll();
-  }
+  gasnet_AMPoll(); /* every try polls (see gasnet_try_syncnb) */
+  return (!gets || GASNETE_CTR_DONE(&td->nbi_gets)) && (!puts || GASNETE_CTR_DONE(&td->nbi_puts))
+             ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 int gasnet_try_syncnbi_gets(void) { return gasnete_try_nbi("gasnet_try_syncnbi_gets", 1, 0); }
 int gasnet_try_syncnbi_puts(void) { return gasnete_try_nbi("gasnet_try_syncnbi_puts", 0, 1); }

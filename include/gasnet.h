@@ -120,6 +120,10 @@ extern int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
 extern uintptr_t gasnet_getMaxLocalSegmentSize(void);
 extern uintptr_t gasnet_getMaxGlobalSegmentSize(void);
 extern void gasnet_exit(int exitcode) __attribute__((noreturn));
+/* Internal (the extended API's checks): fatal error for fname called before
+ * gasnet_init (need_attach 0) or gasnet_attach succeeded, naming the set-up
+ * call that failed and its reason when one did. */
+extern void gasnetc_not_ready(const char *fname, int need_attach) __attribute__((noreturn));
 
 /* ---- spec 2.2: job environment queries -------------------------------- */
 extern gasnet_node_t gasnet_mynode(void);

@@ -3,11 +3,11 @@
 # Longs to each other; after 1 s
 #   kill     node 2 is killed (SIGKILL): the job must end with a non-zero
 #            code and a message naming rank/node 2 (the launcher's, or the
-#            transport's "node 2 is dead or unreachable"), no process left;
+#            transport's "lost node 2"), no process left;
 #   reset    node 2's connections are torn down with RST while it lives
 #            (ss -K, if the kernel allows it): a transport must report it,
-#            from either end: "node 2 is dead or unreachable (connection
-#            reset)" from a peer, or "node N is dead or unreachable
+#            from either end: "lost node 2 (connection
+#            reset)" from a peer, or "lost node N
 #            (connection aborted) ... (on node 2 of 4)" from node 2 itself.
 # timeout: 120
 set -u
@@ -23,13 +23,13 @@ for how in kill reset; do
   victim=$(sed -n 's/^node 2 pid \([0-9]*\)$/\1/p' "$log")
   start=$(date +%s.%N)
   if [ $how = kill ]; then
-    kill -9 "$victim"; want='rank 2 .*killed by signal 9|node 2 is dead or unreachable'
+    kill -9 "$victim"; want='rank 2 .*killed by signal 9|lost node 2'
   else
     port=$(ss -ltnpH 2>/dev/null | grep "pid=$victim," | awk '{print $4}' | sed 's/.*://' | head -1)
     if [ -z "$port" ] || ! ss -K -tn "sport = :$port" >/dev/null 2>&1 || ! ss -K -tn "dport = :$port" >/dev/null 2>&1; then
       echo "SKIP reset: ss -K (iproute2, root, INET_DIAG_DESTROY) is not available here"; kill -9 "$victim"; wait $job; rm -f "$log"; continue
     fi
-    want='node 2 is dead or unreachable \(connection (reset|aborted)\)|is dead or unreachable \(connection (reset|aborted)\).*on node 2 of 4'
+    want='lost node 2 \(connection (reset|aborted)\)|lost node [0-9]+ \(connection (reset|aborted)\).*on node 2 of 4'
   fi
   wait $job; rc=$?
   secs=$(echo "$(date +%s.%N) - $start" | bc)

@@ -35,5 +35,11 @@ check 2 reply-outside-handler "gasnet_AMReplyShort0: called outside a request ha
 check 2 reserved-index "1..127 are reserved"
 check 1 unregistered "gasnet_AMRequestShort0: handler 222 is not registered on node 0"
 check 1 long-outside "outside node 0's segment"
+# A call after a failed gasnet_attach names the failure, not "before attach".
+why="called after gasnet_attach failed (segsize 1048577 is not a multiple of GASNET_PAGESIZE (4096)"
+check 2 attach-fails-seginfo "gasnet_getSegmentInfo: $why"
+check 2 attach-fails-am "gasnet_AMRequestShort0: $why"
+check 2 attach-fails-put "gasnet_put: $why"
+check 1 attach-fails-barrier "gasnet_barrier_notify: $why"
 [ $fails = 0 ] && echo "t-misuse: all passed"
 exit $fails

@@ -15,7 +15,7 @@ left=$(pgrep -f -- "$marker" | wc -l)
 echo "$out" | tail -8
 echo "expected: non-zero exit, a line naming node 2 as dead, 0 processes left"
 echo "got: exit $rc after ${secs}s, $left processes left"
-if [ "$rc" != 0 ] && echo "$out" | grep -q "node 2 is dead or unreachable" && [ "$left" = 0 ]; then
+if [ "$rc" != 0 ] && echo "$out" | grep -q "lost node 2" && [ "$left" = 0 ]; then
   echo "t-stop: passed"; exit 0
 fi
 pkill -KILL -f -- "$marker" 2>/dev/null
