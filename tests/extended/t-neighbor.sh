@@ -1,0 +1,28 @@
+#!/bin/bash
+# t-neighbor.sh - every try polls (spec 3.3.3): a ghost exchange whose
+# wait loops call only a try function (t_neighbor.c) completes on 2 and 4
+# ranks with every block verified, for each try: the handle-list forms
+# (all, some), a single handle (one) and the implicit-handle form (nbi).
+# Before tries polled unconditionally this hung: the tried handles were
+# already complete, so nothing ran the neighbour's put.
+# timeout: 240
+# conduits: udp tcp
+set -u
+. "$TOP/tests/lib/conduit.sh"
+cd "$BIN" || exit 1
+fails=0
+for n in 2 4; do
+  for mode in all some one nbi; do
+    out=$(timeout 90 "$GASNETRUN" -n "$n" ./t_neighbor "$mode" 200 4096 2>&1); rc=$?
+    ok=$(echo "$out" | grep -c "mode $mode: 200 iterations, 400 ghost blocks of 4096 bytes verified")
+    if [ "$rc" = 0 ] && [ "$ok" = "$n" ]; then
+      echo "ok   -n $n $mode: $ok of $n nodes verified 400 blocks"
+    else
+      echo "FAIL -n $n $mode: exit $rc, $ok of $n nodes verified (want exit 0 and $n)"
+      echo "$out" | tail -6 | sed 's/^/     | /'
+      fails=$((fails + 1))
+    fi
+  done
+done
+[ $fails = 0 ] && echo "t-neighbor: all passed"
+exit $fails
