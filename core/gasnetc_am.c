@@ -7,6 +7,7 @@
  * replies and 1.9 requires for every call.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -202,4 +203,56 @@ int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {
   if (!srcindex) return GASNET_ERR_BAD_ARG;
   *srcindex = token->src;
   return GASNET_OK;
+}
+
+/* ---- the varargs forms (GASNet-1 clients use them beyond spec 1.8) --------
+ * gasnet_AMRequestShort(dest, handler, numargs, a0, ...): numargs, then as
+ * many handler arguments. More than gasnet_AMMaxArgs() are never read; the
+ * send's checks reject the count, naming the call. */
+#define GASNETC_AM_VARGS(numargs)                                        \
+  gasnet_handlerarg_t args_[GASNETC_AM_MAX_ARGS];                        \
+  va_list ap_;                                                           \
+  va_start(ap_, numargs);                                                \
+  for (int i_ = 0; i_ < numargs && i_ < GASNETC_AM_MAX_ARGS; i_++)      \
+    args_[i_] = (gasnet_handlerarg_t)va_arg(ap_, int);                   \
+  va_end(ap_)
+
+int gasnet_AMRequestShort(gasnet_node_t dest, gasnet_handler_t handler, int numargs, ...) {
+  GASNETC_AM_VARGS(numargs);
+  return gasnetc_AMRequest(GASNETC_AM_SHORT, dest, handler, 0, 0, 0, numargs, args_);
+}
+int gasnet_AMRequestMedium(gasnet_node_t dest, gasnet_handler_t handler, void *source_addr,
+                           size_t nbytes, int numargs, ...) {
+  GASNETC_AM_VARGS(numargs);
+  return gasnetc_AMRequest(GASNETC_AM_MEDIUM, dest, handler, source_addr, nbytes, 0,
+                           numargs, args_);
+}
+int gasnet_AMRequestLong(gasnet_node_t dest, gasnet_handler_t handler, void *source_addr,
+                         size_t nbytes, void *dest_addr, int numargs, ...) {
+  GASNETC_AM_VARGS(numargs);
+  return gasnetc_AMRequest(GASNETC_AM_LONG, dest, handler, source_addr, nbytes, dest_addr,
+                           numargs, args_);
+}
+int gasnet_AMRequestLongAsync(gasnet_node_t dest, gasnet_handler_t handler,
+                              void *source_addr, size_t nbytes, void *dest_addr,
+                              int numargs, ...) {
+  GASNETC_AM_VARGS(numargs);
+  return gasnetc_AMRequest(GASNETC_AM_LONGASYNC, dest, handler, source_addr, nbytes,
+                           dest_addr, numargs, args_);
+}
+int gasnet_AMReplyShort(gasnet_token_t token, gasnet_handler_t handler, int numargs, ...) {
+  GASNETC_AM_VARGS(numargs);
+  return gasnetc_AMReply(GASNETC_AM_SHORT, token, handler, 0, 0, 0, numargs, args_);
+}
+int gasnet_AMReplyMedium(gasnet_token_t token, gasnet_handler_t handler, void *source_addr,
+                         size_t nbytes, int numargs, ...) {
+  GASNETC_AM_VARGS(numargs);
+  return gasnetc_AMReply(GASNETC_AM_MEDIUM, token, handler, source_addr, nbytes, 0,
+                         numargs, args_);
+}
+int gasnet_AMReplyLong(gasnet_token_t token, gasnet_handler_t handler, void *source_addr,
+                       size_t nbytes, void *dest_addr, int numargs, ...) {
+  GASNETC_AM_VARGS(numargs);
+  return gasnetc_AMReply(GASNETC_AM_LONG, token, handler, source_addr, nbytes, dest_addr,
+                         numargs, args_);
 }

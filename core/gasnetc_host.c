@@ -14,15 +14,22 @@
  * (tests/bench/ext_bench): 870 us spinning, 450 us sleeping at once, 300 us
  * polling politely.
  *
- * Nodes on the same host are those whose kernels have the same boot id
+ * Nodes share CPUs when their kernels have the same boot id
  * (/proc/sys/kernel/random/boot_id): network namespaces and containers on
  * one kernel share its CPUs, two machines never share an id. The CPUs are
  * the union of the affinity masks of those nodes, so a batch system that
  * pins each node to a core of its own is not taken for overcommitment.
+ *
+ * A "host" for gasnet_getNodeInfo is narrower: one kernel AND one network
+ * namespace (the inode of /proc/self/ns/net). Containers and the test
+ * suite's namespace "hosts" share a kernel, a host name and /dev/shm, yet
+ * each has its own addresses, the way separate machines do.
  */
 #define _GNU_SOURCE 1 /* sched_getaffinity, CPU_OR */
 #include <sched.h>
+#include <sys/stat.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,6 +63,8 @@ static void gasnetc_host_id(uint8_t id[16]) {
 
 void gasnetc_host_rec(gasnetc_host_rec_t *mine) {
   gasnetc_host_id(mine->id);
+  struct stat st;
+  mine->netns = stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0) {
@@ -63,6 +72,47 @@ void gasnetc_host_rec(gasnetc_host_rec_t *mine) {
     for (long c = 0; c < (n > 0 ? n : 1) && c < CPU_SETSIZE; c++) CPU_SET(c, &set);
   }
   memcpy(mine->cpus, &set, sizeof set);
+}
+
+static int gasnetc_same_host(const gasnetc_host_rec_t *a, const gasnetc_host_rec_t *b) {
+  return !memcmp(a->id, b->id, sizeof a->id) && a->netns == b->netns;
+}
+
+static const gasnetc_host_rec_t *gasnetc_rec_at(const void *all, size_t stride, gasnet_node_t i) {
+  return (const void *)((const char *)all + (size_t)i * stride);
+}
+
+static uint64_t gasnetc_host_hash(const gasnetc_host_rec_t *r) {
+  uint64_t h = r->netns * 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 16; i++) h = (h ^ r->id[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* host_of[i]: the number of node i's host, hosts numbered in order of their
+ * lowest node, so every node computes the same table. One pass over the
+ * nodes with an open-addressing table of each host's lowest node. */
+static void gasnetc_host_number(const void *all, size_t stride) {
+  gasnet_node_t n = gasnetc_g.nodes, hosts = 0;
+  size_t cap = 2;
+  while (cap < 2 * (size_t)n) cap *= 2;
+  gasnet_node_t *slot = malloc(sizeof *slot * cap); /* lowest node + 1; 0 = empty */
+  gasnetc_g.host_of = malloc(sizeof *gasnetc_g.host_of * n);
+  if (!slot || !gasnetc_g.host_of)
+    gasnetc_fatal("gasnet_init: out of memory for the host table of %u nodes", (unsigned)n);
+  memset(slot, 0, sizeof *slot * cap);
+  for (gasnet_node_t i = 0; i < n; i++) {
+    const gasnetc_host_rec_t *r = gasnetc_rec_at(all, stride, i);
+    size_t k = gasnetc_host_hash(r) & (cap - 1);
+    while (slot[k] && !gasnetc_same_host(r, gasnetc_rec_at(all, stride, slot[k] - 1)))
+      k = (k + 1) & (cap - 1);
+    if (!slot[k]) {
+      slot[k] = i + 1;
+      gasnetc_g.host_of[i] = hosts++;
+    } else {
+      gasnetc_g.host_of[i] = gasnetc_g.host_of[slot[k] - 1];
+    }
+  }
+  free(slot);
 }
 
 void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride) {
@@ -76,7 +126,24 @@ void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t 
     memcpy(&theirs, r->cpus, sizeof theirs);
     CPU_OR(&cpus, &cpus, &theirs);
   }
+  gasnetc_host_number(all, stride);
   gasnetc_g.host_nodes = nodes;
   gasnetc_g.host_cpus = (unsigned)CPU_COUNT(&cpus);
   gasnetc_g.polite = gasnetc_g.host_nodes > gasnetc_g.host_cpus;
+}
+
+/* ---- gasnet_getNodeInfo (a GASNet-1 extension beyond spec 1.8) ------------
+ * Legal between gasnet_init and gasnet_attach: the host records travel in
+ * gasnet_init's exchange. supernode is the shared-memory neighbourhood:
+ * without an on-host shared-memory transport, every node is its own. */
+int gasnet_getNodeInfo(gasnet_nodeinfo_t *table, int numentries) {
+  GASNETC_CHECK_INITED("gasnet_getNodeInfo");
+  if (numentries < 0 || (numentries > 0 && !table)) return GASNET_ERR_BAD_ARG;
+  gasnet_node_t n = (gasnet_node_t)numentries < gasnetc_g.nodes ? (gasnet_node_t)numentries
+                                                               : gasnetc_g.nodes;
+  for (gasnet_node_t i = 0; i < n; i++) {
+    table[i].host = gasnetc_g.host_of[i];
+    table[i].supernode = i;
+  }
+  return GASNET_OK;
 }

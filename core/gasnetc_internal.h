@@ -87,6 +87,9 @@ typedef struct {
    * whether a blocked thread yields the CPU while it spins. */
   unsigned host_nodes, host_cpus;
   int polite;                 /* host_nodes > host_cpus */
+  /* gasnet_getNodeInfo: each node's host, numbered 0.. in order of each
+   * host's lowest node (a host: one kernel and one network namespace). */
+  gasnet_node_t *host_of;     /* [nodes] */
 
   /* Exit (gasnetc_init.c). */
   volatile int exiting;       /* this process is in its exit path */
@@ -123,11 +126,12 @@ int gasnetc_setup_failed(int rc, const char *call, const char *fmt, ...)
 /* What each node tells the others at gasnet_init about its host. */
 typedef struct {
   uint8_t id[16];     /* the kernel's boot id: equal ids share the CPUs */
+  uint64_t netns;     /* inode of the network namespace: with id, the host */
   uint8_t cpus[128];  /* the CPUs this node may run on (a cpu_set_t) */
 } gasnetc_host_rec_t;
 void gasnetc_host_rec(gasnetc_host_rec_t *mine);
 /* From every node's record (node i's at all + i*stride): set host_nodes,
- * host_cpus and polite. */
+ * host_cpus, polite and host_of. */
 void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride);
 
 /* ---- statistics (gasnetc_stats.c) -------------------------------------- */

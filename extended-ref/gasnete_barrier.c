@@ -47,6 +47,7 @@ static struct {
   int notify_id, notify_flags;
   int round;           /* next round whose message we wait for */
   gasnete_bstate_t acc;
+  gasnete_bstate_t last; /* acc of the last completed barrier (gasnet_barrier_result) */
   gasnete_bslot_t slot[2][GASNETE_BARRIER_MAX_ROUNDS];
 } gasnete_b;
 
@@ -105,9 +106,10 @@ void gasnet_barrier_notify(int id, int flags) {
   if (GASNETE_UNLIKELY(gasnete_b.notified))
     gasnete_fatal("gasnet_barrier_notify: called twice without a gasnet_barrier_wait or a "
                   "successful gasnet_barrier_try in between (spec 3.5.0.1)");
-  if (GASNETE_UNLIKELY(flags & ~(GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH)))
-    gasnete_fatal("gasnet_barrier_notify: flags %#x: only 0, GASNET_BARRIERFLAG_ANONYMOUS "
-                  "and GASNET_BARRIERFLAG_MISMATCH are defined (spec 3.5)", (unsigned)flags);
+  if (GASNETE_UNLIKELY(flags & ~(GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH |
+                                  GASNET_BARRIERFLAG_UNNAMED | GASNET_BARRIERFLAG_IMAGES)))
+    gasnete_fatal("gasnet_barrier_notify: flags %#x: only 0, GASNET_BARRIERFLAG_ANONYMOUS, "
+                  "_MISMATCH, _UNNAMED and _IMAGES are defined (spec 3.5)", (unsigned)flags);
   gasnete_b.notified = 1;
   gasnete_b.notify_id = id;
   gasnete_b.notify_flags = flags;
@@ -123,6 +125,7 @@ void gasnet_barrier_notify(int id, int flags) {
 /* Spec 3.5.0.2: the result once every node has notified. */
 static int gasnete_barrier_result(int id, int flags) {
   gasnete_b.notified = 0;
+  gasnete_b.last = gasnete_b.acc;
   if (gasnete_b.acc.kind == GASNETE_B_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;
   if (flags != gasnete_b.notify_flags) return GASNET_ERR_BARRIER_MISMATCH;
   if (flags == 0 && id != gasnete_b.notify_id) return GASNET_ERR_BARRIER_MISMATCH;
@@ -144,4 +147,15 @@ int gasnet_barrier_try(int id, int flags) {
   gasnet_AMPoll(); /* every try polls, even when the barrier is complete */
   if (!gasnete_barrier_kick()) return GASNET_ERR_NOT_READY;
   return gasnete_barrier_result(id, flags);
+}
+
+int gasnet_barrier(int id, int flags) {
+  gasnet_barrier_notify(id, flags);
+  return gasnet_barrier_wait(id, flags);
+}
+
+int gasnet_barrier_result(int *id) {
+  if (gasnete_b.last.kind == GASNETE_B_ANON) return 1;
+  if (id && gasnete_b.last.kind == GASNETE_B_NAMED) *id = gasnete_b.last.id;
+  return 0;
 }

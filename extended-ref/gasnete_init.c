@@ -29,6 +29,8 @@ static const gasnet_handlerentry_t gasnete_handlers[] = {
   GASNETE_ENTRY(GASNETE_H_GET_REP_LONG, gasnete_get_rep_long_handler),
   GASNETE_ENTRY(GASNETE_H_MEMSET_REQ, gasnete_memset_req_handler),
   GASNETE_ENTRY(GASNETE_H_BARRIER, gasnete_barrier_handler),
+  GASNETE_ENTRY(GASNETE_H_COLL_DATA, gasnete_coll_data_handler),
+  GASNETE_ENTRY(GASNETE_H_COLL_SYNC, gasnete_coll_sync_handler),
 };
 
 const gasnet_handlerentry_t *gasnete_get_handlertable(int *numentries) {

@@ -40,6 +40,8 @@ enum {
   GASNETE_H_GET_REP_LONG,   /* Long reply into requester's segment: counter(2) */
   GASNETE_H_MEMSET_REQ,     /* Short request: dest(2) val nbytes(2) counter(2) */
   GASNETE_H_BARRIER,        /* Short request: phase round flags id */
+  GASNETE_H_COLL_DATA,      /* Medium request: seq total(2) offset(2): broadcast chunk */
+  GASNETE_H_COLL_SYNC,      /* Short request: seq phase kind: ALLSYNC arrive / release */
 };
 
 /* ---- counters -------------------------------------------------------------- */
@@ -195,5 +197,10 @@ void gasnete_memset_req_handler(gasnet_token_t t, gasnete_arg_t dhi, gasnete_arg
                                 gasnete_arg_t chi, gasnete_arg_t clo);
 void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t phase, gasnete_arg_t round,
                              gasnete_arg_t flags, gasnete_arg_t id);
+void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t seq,
+                               gasnete_arg_t thi, gasnete_arg_t tlo, gasnete_arg_t ohi,
+                               gasnete_arg_t olo);
+void gasnete_coll_sync_handler(gasnet_token_t t, gasnete_arg_t seq, gasnete_arg_t phase,
+                               gasnete_arg_t kind);
 
 #endif /* GASNETE_INTERNAL_H */

@@ -32,13 +32,34 @@
 #define GASNETC_MODE_STRING "PAR"
 #endif
 
+/* What GASNet's own gasnet.h brings in for clients, which rely on it
+ * (strcmp, atol, memset, PRIu64 without their own includes). */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #if !defined(GASNET_SEQ)
 #include <pthread.h>
 #endif
 
 #include "gasnet_config.h"
+
+/* Conduit identity: <conduit>-conduit/gasnet_core.h, found on the include
+ * path that the conduit's .pc and .mak files give (GASNET_CONDUIT_UDP or
+ * _TCP, GASNET_CONDUIT_NAME_STR, GASNET_CORE_NAME, GASNET_CORE_VERSION).
+ * Compiled without it (our own tests, whose objects link with either
+ * conduit), the name says so. */
+#if defined(__has_include)
+#if __has_include(<gasnet_core.h>)
+#include <gasnet_core.h>
+#endif
+#endif
+#ifndef GASNET_CONDUIT_NAME_STR
+#define GASNET_CONDUIT_NAME_STR "UDP-or-TCP"
+#define GASNET_CORE_NAME UDP_or_TCP
+#define GASNET_CORE_VERSION GASNET_RELEASE_VERSION_MAJOR.GASNET_RELEASE_VERSION_MINOR
+#endif
 
 #if (defined(GASNET_SEGMENT_FAST) + defined(GASNET_SEGMENT_LARGE) + \
      defined(GASNET_SEGMENT_EVERYTHING)) != 1
@@ -124,6 +145,17 @@ extern void gasnet_exit(int exitcode) __attribute__((noreturn));
  * gasnet_init (need_attach 0) or gasnet_attach succeeded, naming the set-up
  * call that failed and its reason when one did. */
 extern void gasnetc_not_ready(const char *fname, int need_attach) __attribute__((noreturn));
+
+/* ---- beyond spec 1.8: where the nodes run ------------------------------
+ * host: nodes with the same number share a host (one kernel and one network
+ * namespace), numbered 0.. in order of each host's lowest node. supernode:
+ * nodes that share memory through the library (each node is its own for
+ * now). Legal after gasnet_init, before gasnet_attach too. */
+typedef struct {
+  gasnet_node_t host;
+  gasnet_node_t supernode;
+} gasnet_nodeinfo_t;
+extern int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries);
 
 /* ---- spec 2.2: job environment queries -------------------------------- */
 extern gasnet_node_t gasnet_mynode(void);

@@ -142,6 +142,24 @@ extern int gasnetc_AMReply(int category, gasnet_token_t token,
 
 GASNETC_AM_FOREACH_M(GASNETC_AM_DEFINE)
 
+/* The varargs forms GASNet-1 clients use beyond spec 1.8: an explicit
+ * argument count, then that many gasnet_handlerarg_t arguments. */
+extern int gasnet_AMRequestShort(gasnet_node_t dest, gasnet_handler_t handler, int numargs, ...);
+extern int gasnet_AMRequestMedium(gasnet_node_t dest, gasnet_handler_t handler,
+                                  void *source_addr, size_t nbytes, int numargs, ...);
+extern int gasnet_AMRequestLong(gasnet_node_t dest, gasnet_handler_t handler,
+                                void *source_addr, size_t nbytes, void *dest_addr,
+                                int numargs, ...);
+extern int gasnet_AMRequestLongAsync(gasnet_node_t dest, gasnet_handler_t handler,
+                                     void *source_addr, size_t nbytes, void *dest_addr,
+                                     int numargs, ...);
+extern int gasnet_AMReplyShort(gasnet_token_t token, gasnet_handler_t handler, int numargs, ...);
+extern int gasnet_AMReplyMedium(gasnet_token_t token, gasnet_handler_t handler,
+                                void *source_addr, size_t nbytes, int numargs, ...);
+extern int gasnet_AMReplyLong(gasnet_token_t token, gasnet_handler_t handler,
+                              void *source_addr, size_t nbytes, void *dest_addr,
+                              int numargs, ...);
+
 /* ---- spec 2.3.5: misc --------------------------------------------------- */
 extern int gasnet_AMPoll(void);
 extern int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex);

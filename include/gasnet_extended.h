@@ -75,9 +75,20 @@ extern gasnet_register_value_t gasnet_wait_syncnb_valget(gasnet_valget_handle_t 
 /* ---- 3.5: split-phase barriers ------------------------------------------ */
 #define GASNET_BARRIERFLAG_ANONYMOUS 1
 #define GASNET_BARRIERFLAG_MISMATCH 2
+/* Beyond spec 1.8, as GASNet-1 clients use them: UNNAMED promises that no
+ * node names this barrier (it matches like an anonymous one, and
+ * gasnet_barrier_result reports it as anonymous); IMAGES counts the
+ * collectives' images, which are nodes here, so it changes nothing. */
+#define GASNET_BARRIERFLAG_UNNAMED (GASNET_BARRIERFLAG_ANONYMOUS | 4)
+#define GASNET_BARRIERFLAG_IMAGES 8
 extern void gasnet_barrier_notify(int id, int flags);
 extern int gasnet_barrier_wait(int id, int flags);
 extern int gasnet_barrier_try(int id, int flags);
+/* notify + wait in one call; returns what gasnet_barrier_wait would. */
+extern int gasnet_barrier(int id, int flags);
+/* After the last completed barrier: non-zero if every node was anonymous;
+ * otherwise 0, with *id set to the id the named nodes matched on. */
+extern int gasnet_barrier_result(int *id);
 
 /* ---- 3.6.1: thread identification ---------------------------------------
  * The per-thread data lives in thread-local storage, which is as cheap to
