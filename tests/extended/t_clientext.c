@@ -103,6 +103,11 @@ static void test_nodeinfo(gasnet_node_t me, gasnet_node_t n) {
   T_EXPECT(!memcmp(root, ni, n * sizeof *ni), "node 0's node table differs from mine");
   printf("node %u: nodeinfo: host %u of %u hosts\n", (unsigned)me, (unsigned)ni[me].host,
          (unsigned)next);
+  if (me == 0) {
+    printf("node 0: host table:");
+    for (gasnet_node_t i = 0; i < n; i++) printf(" %u", (unsigned)ni[i].host);
+    printf("\n");
+  }
   free(ni); free(root);
 }
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# timeout: 120
+# timeout: 180
 # t-netns-core.sh - real GASNet traffic between two network stacks: the core
 # tests (tests/core t_core: every core call, round trips between all nodes;
 # t_amstress: AM storms between all pairs) started by gasnetrun over ssh from
@@ -17,7 +17,8 @@ lib=$(cd "$(dirname "$0")/../lib" && pwd)
 netns_require
 sshd_require
 [ -x "${GASNETRUN:-}" ] || mh_fail "launcher not built: GASNETRUN='${GASNETRUN:-}'"
-for p in core/t_core core/t_amstress core/tcp/t_core core/tcp/t_amstress; do
+for p in core/t_core core/t_amstress core/tcp/t_core core/tcp/t_amstress \
+         extended/t_clientext extended/tcp/t_clientext; do
     [ -x "$TOP/tests/$p" ] || mh_fail "tests/$p not built"
 done
 
@@ -47,6 +48,17 @@ for conduit in udp tcp; do
     total=$(sed -n 's/^node 0: all nodes: \(.*\)$/\1/p' "$JOB_OUT")
     echo "  $conduit t_amstress 300, 8 ranks on A and B: exit $JOB_RC, totals: ${total:-none}"
     [ "$JOB_RC" = 0 ] && [ -n "$total" ] || { fail "$conduit t_amstress across namespaces (exit $JOB_RC)"; probe_show_job; }
+    no_leftovers 3 "the launcher exited"
+
+    # gasnet_getNodeInfo: a host is a kernel plus a network namespace, so the
+    # two addresses of A are one host and B's are another, although all four
+    # share the kernel, the host name and /dev/shm: 2 + 2 ranks -> 0 0 1 1.
+    ebin=$TOP/tests/extended; [ $conduit = tcp ] && ebin=$TOP/tests/extended/tcp
+    probe_job 60 nodeinfo-$conduit -n 4 -H "$hl" "$ebin/t_clientext"
+    table=$(sed -n 's/^node 0: host table: *//p' "$JOB_OUT")
+    n=$(grep -c 'client extensions verified' "$JOB_OUT")
+    echo "  $conduit gasnet_getNodeInfo, ranks on A, A, B, B: host table '$table' (want '0 0 1 1'), $n of 4 verified"
+    [ "$JOB_RC" = 0 ] && [ "$table" = "0 0 1 1" ] && [ "$n" = 4 ] || { fail "$conduit getNodeInfo across namespaces (exit $JOB_RC, table '$table')"; probe_show_job; }
     no_leftovers 3 "the launcher exited"
 done
 
