@@ -15,15 +15,19 @@
  *                        flag pairs, LOCAL into the stack, SINGLE into the
  *                        segment, 50 back-to-back NOSYNC broadcasts.
  * Prints "node N: client extensions verified (...)" when all held.
+ * Built PAR (-DGASNET_PAR, for ThreadSanitizer in t-par.sh), a second
+ * thread polls all along, so handlers also run beside the calls.
  */
+#if !defined(GASNET_PAR)
 #define GASNET_SEQ 1
+#endif
 #include "gasnet.h"
 #include "gasnet_coll.h"
 #include "t_ext_util.h"
 
 #define H_REQ 200
 #define H_REP 201
-static volatile int g_replies;
+static int g_replies; /* atomic: the PAR poller thread runs handlers too */
 static uint64_t g_checked;
 
 /* Handler arguments are v(k) = k * 1000 + nargs, payloads t_fill(seed 7). */
@@ -57,7 +61,7 @@ static void req_handler(gasnet_token_t tok, void *buf, size_t n, gasnet_handlera
 
 static void rep_handler(gasnet_token_t tok, gasnet_handlerarg_t cat, gasnet_handlerarg_t nargs) {
   (void)tok; (void)cat; (void)nargs;
-  g_replies++;
+  __atomic_fetch_add(&g_replies, 1, __ATOMIC_RELEASE);
 }
 
 /* Short handlers get no buf/n: a thin adapter with the Short prototype. */
@@ -74,14 +78,14 @@ static void test_varargs_am(gasnet_node_t peer, void *peer_seg) {
   for (int m = 0; m <= 14; m++) { /* 2 of the 16 arguments carry cat and nargs */
     gasnet_handlerarg_t v[14];
     for (int k = 0; k < 14; k++) v[k] = k * 1000 + m;
-    int before = g_replies;
+    int before = __atomic_load_n(&g_replies, __ATOMIC_ACQUIRE);
 #define V v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]
     T_CHECK(gasnet_AMRequestShort(peer, H_REQ + 2, m + 2, 0, m, V));
     T_CHECK(gasnet_AMRequestMedium(peer, H_REQ, payload, 100 + m, m + 2, 1, m, V));
     T_CHECK(gasnet_AMRequestLong(peer, H_REQ, payload, 100 + m, peer_seg, m + 2, 2, m, V));
     T_CHECK(gasnet_AMRequestLongAsync(peer, H_REQ, payload, 100 + m, peer_seg, m + 2, 3, m, V));
 #undef V
-    GASNET_BLOCKUNTIL(g_replies == before + 4);
+    GASNET_BLOCKUNTIL(__atomic_load_n(&g_replies, __ATOMIC_ACQUIRE) == before + 4);
     g_checked += 4;
   }
 }
@@ -164,6 +168,15 @@ static void test_broadcast(gasnet_node_t me, gasnet_node_t n, char *seg) {
   free(want); free(src);
 }
 
+#if defined(GASNET_PAR)
+static volatile int g_stop;
+static void *poller(void *arg) {
+  (void)arg;
+  while (!__atomic_load_n(&g_stop, __ATOMIC_ACQUIRE)) gasnet_AMPoll();
+  return NULL;
+}
+#endif
+
 int main(int argc, char **argv) {
   T_CHECK(gasnet_init(&argc, &argv));
   gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
@@ -177,11 +190,19 @@ int main(int argc, char **argv) {
   gasnet_coll_init(NULL, 0, NULL, 0, 0);
   gasnet_seginfo_t *si = calloc(n, sizeof *si);
   T_CHECK(gasnet_getSegmentInfo(si, (int)n));
+#if defined(GASNET_PAR)
+  pthread_t pt;
+  pthread_create(&pt, NULL, poller, NULL);
+#endif
   test_nodeinfo(me, n);
   test_varargs_am((me + 1) % n, si[(me + 1) % n].addr);
   T_CHECK(gasnet_barrier(1, 0));
   test_barriers(me);
   test_broadcast(me, n, (char *)si[me].addr + 65536);
+#if defined(GASNET_PAR)
+  __atomic_store_n(&g_stop, 1, __ATOMIC_RELEASE);
+  pthread_join(pt, NULL);
+#endif
   printf("node %u: client extensions verified (%llu checks)\n", (unsigned)me,
          (unsigned long long)g_checked);
   fflush(stdout);
