@@ -19,7 +19,7 @@ for how in kill reset; do
   log=$(mktemp)
   "$TOP/spawner/gasnetrun_tcp" -n 4 ./t_amtcp_traffic stream 20 "$marker" >"$log" 2>&1 &
   job=$!
-  for i in $(seq 50); do grep -q '^node 2 pid' "$log" && break; sleep 0.1; done
+  for i in $(seq 300); do grep -q '^node 2 pid' "$log" && break; sleep 0.1; done
   sleep 1
   victim=$(sed -n 's/^node 2 pid \([0-9]*\)$/\1/p' "$log")
   hang_t0
