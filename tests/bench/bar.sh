@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bench/bar.sh - the figures behind the README's comparison with
+# tests/bench/bar.sh - the figures behind the README's (and docs/performance.md's) comparison with
 # Berkeley's udp-conduit, measured on this machine in one run:
 #   1. small AM round trip vs a raw UDP busy-poll ping-pong (same run);
 #   2. what a lost datagram costs: mean Short round trip at 10% injected loss

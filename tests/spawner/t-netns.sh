@@ -126,7 +126,7 @@ else
 fi
 
 # 2c. GASNET_MASTERIP names the address relays reach the launcher at
-#     (README.md: "address relays/workers use to reach the launcher"):
+#     (docs/launcher.md: "address relays/workers use to reach the launcher"):
 #     with A's third address there, B's relays connect to it
 marker="gnt-netns2c-$$"
 mip=${NETNS_A_ADDRS[2]}
