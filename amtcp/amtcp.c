@@ -67,7 +67,7 @@ static double env_num(gasnetc_transport_t *t, const char *name, double dflt, dou
   return v;
 }
 
-/* Every amtcp tunable (README.md lists them). */
+/* Every amtcp tunable (docs/transports.md lists them). */
 static void amtcp_tunables_read(gasnetc_transport_t *t) {
   amtcp_tun_t *u = &t->tun;
   u->sockbuf = (int)env_num(t, "GASNET_TCP_SOCKBUF", 4 << 20, 0, 1 << 30);

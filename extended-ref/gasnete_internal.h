@@ -31,7 +31,7 @@
 #define GASNETE_TLS __thread
 #endif
 
-/* ---- handler indexes: 64..127 are ours (core README) --------------------- */
+/* ---- handler indexes: 64..127 are ours (docs/api.md, Limits) ------------ */
 enum {
   GASNETE_H_PUT_REQ = 64,   /* Long request: payload -> dest; args counter(2) */
   GASNETE_H_ACK,            /* Short reply: counter(2) nbytes: -1 message, -nbytes */

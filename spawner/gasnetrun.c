@@ -4,7 +4,7 @@
  *   gasnetrun [options] prog args...   the launcher (root node)
  *   gasnetrun --relay                  a relay started by ssh (ticket on stdin)
  *   gasnetrun --relay-ticket FILE      a GASNET_CSPAWN_CMD worker
- * See README.md ("The launcher") for the options and variables.
+ * See docs/launcher.md (and man gasnetrun) for the options and variables.
  */
 #include "spawn.h"
 
@@ -34,7 +34,8 @@ static void usage(FILE *f)
     "  --hostfile F    hosts, one per line\n"
     "  -E VAR,VAR      export these variables into the ranks' environment\n"
     "  -v              prefix every output line with [rank]\n"
-    "With no host list the ranks run on this host. See README for the environment.\n");
+    "With no host list the ranks run on this host. See man gasnetrun (docs/launcher.md)\n"
+    "for the environment variables.\n");
 }
 
 static void die2(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

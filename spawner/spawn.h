@@ -50,7 +50,7 @@ typedef struct spawn_cfg {
 } spawn_cfg_t;
 
 /*
- * Every tunable of the launcher (README.md, "The launcher"), read in one place,
+ * Every tunable of the launcher (docs/launcher.md), read in one place,
  * spawn_opts_read, from the launcher's environment snapshot: relays see the
  * launcher's values, not their host's.
  */

@@ -9,7 +9,7 @@
 # timeout: 240
 set -u
 cd "$TOP/tests/amtcp" || exit 1
-if ! command -v valgrind >/dev/null; then echo "SKIP: valgrind not installed"; exit 0; fi
+if ! command -v valgrind >/dev/null; then echo "SKIPPED: valgrind not installed (Debian package: valgrind)"; exit 77; fi
 vg="valgrind -q --error-exitcode=9 --leak-check=no"
 fails=0
 run() { # label, command...

@@ -37,7 +37,7 @@ if echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o "$tsan/pro
     echo "FAIL: TSan build failed:"; tail -20 "$tsan/build.log"; fails=$((fails + 1))
   fi
 else
-  echo "SKIP TSan: $CC cannot build with -fsanitize=thread"
+  echo "SKIPPED PART: the ThreadSanitizer run ($CC cannot build with -fsanitize=thread: no libtsan?)"
 fi
 [ $fails = 0 ] && echo "t-par: all passed"
 exit $fails

@@ -7,13 +7,13 @@
 # timeout: 60
 set -u
 cd "$TOP/tests/amtcp" || exit 1
-command -v ss >/dev/null || { echo "SKIP: ss (iproute2) is needed to find the port"; exit 0; }
+command -v ss >/dev/null || { echo "SKIPPED: ss (iproute2) is needed to find the port"; exit 77; }
 fails=0
 for n in 2 4; do
   log=$(mktemp)
   "$TOP/spawner/gasnetrun_tcp" -n $n ./t_amtcp_traffic idle 3 >"$log" 2>&1 &
   job=$!
-  for i in $(seq 50); do grep -q '^node 1 pid' "$log" && break; sleep 0.1; done
+  for i in $(seq 300); do grep -q '^node 1 pid' "$log" && break; sleep 0.1; done
   pid=$(sed -n 's/^node 1 pid \([0-9]*\)$/\1/p' "$log")
   port=$(ss -ltnpH | grep "pid=$pid," | awk '{print $4}' | sed 's/.*://' | head -1)
   echo "-n $n: node 1 (pid $pid) listens on port $port"

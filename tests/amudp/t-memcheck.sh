@@ -5,7 +5,7 @@
 # with a message when valgrind is not installed (Debian package: valgrind).
 set -eu
 top="${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}"
-if ! command -v valgrind >/dev/null; then echo "SKIP: valgrind not installed"; exit 0; fi
+if ! command -v valgrind >/dev/null; then echo "SKIPPED: valgrind not installed (Debian package: valgrind)"; exit 77; fi
 vg="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 echo "== memcheck t_amudp_forge"; $vg "$top/tests/amudp/t_amudp_forge"
 echo "== memcheck t_amudp_stress 2 300 3"; $vg "$top/tests/amudp/t_amudp_stress" 2 300 3

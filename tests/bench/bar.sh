@@ -1,13 +1,13 @@
 #!/bin/bash
-# tests/bench/bar.sh - the figures behind the README's comparison with
+# tests/bench/bar.sh - the figures behind the README's (and docs/performance.md's) comparison with
 # Berkeley's udp-conduit, measured on this machine in one run:
 #   1. small AM round trip vs a raw UDP busy-poll ping-pong (same run);
 #   2. what a lost datagram costs: mean Short round trip at 10% injected loss
 #      (Berkeley's first retransmission waits 100 ms, so at 10% loss its mean
 #      would be several ms);
 #   3. how long a stopped (SIGSTOP) peer takes to be declared dead with the
-#      default GASNET_UDP_TIMEOUT (Berkeley: about 80 s). Takes ~30 s; skip
-#      with BAR_SKIP_DEAD=1.
+#      default GASNET_UDP_TIMEOUT (Berkeley: about 80 s), by death.sh. Takes
+#      ~30 s; skip with BAR_SKIP_DEAD=1.
 # Usage: tests/bench/bar.sh [ROUNDTRIPS]   (after contrib/build.sh)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,11 +28,6 @@ echo "2. AM Short round trip with GASNET_UDP_DROP=0.1 (mean / median, us): $loss
 echo "$am $loss" | awk '{printf "   %.1fx the loss-free mean (Berkeley: each loss waits >= 100 ms, i.e. a mean of several ms)\n", $3/$1}'
 
 if [ "${BAR_SKIP_DEAD:-0}" != 1 ]; then
-  marker="bar-dead-$$"
-  start=$(date +%s%N)
-  out=$("$run" -n 2 "$top/tests/core/t_exit" stop "$marker" 2>&1); rc=$?
-  ms=$(( ($(date +%s%N) - start) / 1000000 ))
-  pkill -KILL -f -- "$marker" 2>/dev/null
-  echo "3. a SIGSTOPped peer, default GASNET_UDP_TIMEOUT: job ended (exit $rc) after $((ms / 1000)).$(( (ms % 1000) / 100 )) s, start-up included (Berkeley: about 80 s)"
-  echo "$out" | grep -m1 "dead" | sed 's/^/   /'
+  echo "3. a SIGSTOPped peer with the default GASNET_UDP_TIMEOUT (30 s) (Berkeley: about 80 s):"
+  "$top/tests/bench/death.sh" 30 job | sed 's/^/   /'
 fi

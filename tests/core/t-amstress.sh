@@ -30,7 +30,7 @@ echo "clean totals:  $clean"
 echo "faulty totals: $total"
 [ -n "$clean" ] && [ "$clean" = "$total" ] || { echo "FAIL: totals differ"; fails=$((fails + 1)); }
 else
-  echo "SKIP the faulty run: fault injection is udp only"
+  echo "the faulty run is udp only (GASNET_UDP_* fault injection): not run under $CONDUIT"
 fi
 [ $fails = 0 ] && echo "t-amstress: all passed"
 exit $fails

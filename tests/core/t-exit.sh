@@ -13,6 +13,7 @@
 #            others inside the barrier)
 set -u
 . "$TOP/tests/lib/conduit.sh"
+. "$TOP/tests/lib/hang.sh"
 cd "$BIN" || exit 1
 fails=0
 marker="t-exit-$$"
@@ -35,10 +36,11 @@ for spec in poll:42 compute:42 handler:43 return:44 barrier:0; do
     [ $lost = 0 ] || { echo "FAIL: barrier ($lost of 5 runs)"; fails=$((fails + 1)); }
     continue
   fi
-  start=$(date +%s)
+  hang_t0
   out=$("$GASNETRUN" -n 4 ./t_exit "$mode" "$marker" 2>&1); rc=$?
-  secs=$(( $(date +%s) - start ))
-  sleep 0.5
+  secs=$(hang_secs)
+  # the launcher reaps its ranks before it exits: nothing should be left
+  hang_wait_gone 10 "0 s" "$marker"
   left=$(pgrep -f -- "$marker" | wc -l)
   surv=$(echo "$out" | grep -c SURVIVED)
   echo "$mode: expected exit $want, 0 survivors; got exit $rc, $left processes left, $surv SURVIVED lines, ${secs}s"

@@ -1,7 +1,7 @@
 # tests/lib/netns.sh - two network namespaces joined by a veth pair (sourced).
 #
 #   netns_require
-#       SKIP the test (exit 0, "SKIPPED: why") when namespaces cannot be made
+#       SKIP the test (exit 77, "SKIPPED: why") when namespaces cannot be made
 #       here: not root, no `ip`, or the kernel refuses (unprivileged
 #       container). Set GNT_REQUIRE_NETNS=1 to make that a failure instead.
 #   netns_setup NA NB

@@ -22,13 +22,17 @@
 #   probe_wait_ok FILE N SECS / probe_wait_line FILE TEXT SECS
 #                           wait for N probe-ok lines / a line with TEXT
 #   probe_job_procs MARKER  everything of the test's jobs still running
-#   job_procs / no_leftovers SECS WHAT / gone_within SECS PID...
+#   job_procs / no_leftovers SECS WHAT / gone_within SECS EXPECTED PID...
 #                           the same for the caller's $marker; fail() unless
-#                           it is all gone within SECS; wait for PIDs to go
+#                           it is all gone within SECS; wait for PIDs to go.
+#                           SECS only catches a hang (tests/lib/hang.sh): the
+#                           time taken is printed, never asserted
 #   probe_ssh_edges HOST... / probe_tree_check DEGREE MINDEPTH HOST...
 #                           the running ssh tree as "from to" lines; check it
 #
 # Every check prints what it compared; failures print the job's output.
+
+. "$(dirname "${BASH_SOURCE[0]}")/hang.sh"
 
 PROBE=
 
@@ -167,27 +171,31 @@ probe_job_procs() {
     } | sort -un | grep -vx -e "$$" -e "$BASHPID"
 }
 
-# gone_within SECS PID...: wait until none of PIDs exists; prints the time.
+# gone_within SECS EXPECTED PID...: wait until none of PIDs exists; prints
+# the time, and fails only past SECS (a hang; EXPECTED is the usual time).
 gone_within() {
-    local secs=$1 t0=$EPOCHREALTIME p left; shift
+    local secs=$1 expected=$2 t0=$EPOCHREALTIME p left; shift 2
     while :; do
         left=""; for p in "$@"; do [ -e "/proc/$p" ] && left="$left $p"; done
         [ -z "$left" ] && break
         if awk -v a="$t0" -v b="$EPOCHREALTIME" -v s="$secs" 'BEGIN{exit !(b - a > s)}'; then
-            echo "  still alive after ${secs}s:"; for p in $left; do echo "    $(ps -o pid=,args= -p "$p")"; done
+            echo "  HUNG: still alive after ${secs} s (expected gone in about $expected):"
+            for p in $left; do echo "    $(ps -o pid=,args= -p "$p")"; done
             return 1
         fi
         sleep 0.1
     done
-    echo "  all gone after $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b - a}')s"
+    echo "  all gone after $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b - a}') s" \
+         "(did not hang: bound $secs s, expected about $expected)"
 }
 
 # job_procs: everything of the test's jobs still running (ranks, relays,
 # ssh clients, sshd sessions); the caller's $marker names its job
 job_procs() { probe_job_procs "$marker"; }
-# no_leftovers SECS WHAT: within SECS, nothing of the job is left
+# no_leftovers SECS WHAT: nothing of the job is left, soon after WHAT (a job
+# is normally gone at once; SECS only catches a hang)
 no_leftovers() {
-    local end=$((EPOCHSECONDS + $1)) left
+    local t0=$EPOCHREALTIME end=$((EPOCHSECONDS + $1)) left
     while left=$(job_procs); [ -n "$left" ]; do
         if [ "$EPOCHSECONDS" -ge "$end" ]; then
             fail "left running $1 s after $2:"; ps -o pid=,args= -p $(echo $left | tr ' ' ,) | cut -c1-150
@@ -195,7 +203,8 @@ no_leftovers() {
         fi
         sleep 0.2
     done
-    echo "  nothing of the job left after $2"
+    echo "  nothing of the job left $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b - a}') s" \
+         "after $2 (did not hang: bound $1 s)"
 }
 
 # probe_ssh_edges HOST...: the ssh spawn tree as it runs now, one line

@@ -11,7 +11,7 @@
 #   sshd_stop [NAME...]
 #       Stop the named daemons (all when none) and every session they run.
 #   sshd_require
-#       SKIP the test when sshd cannot run here (not root, not installed).
+#       SKIP the test (exit 77) when sshd cannot run here (not root, not installed).
 #   sshd_check HOST [NETNS]
 #       ssh HOST true (from NETNS when given); prints the error on failure.
 #
@@ -30,7 +30,7 @@ SSHD_BIN=${SSHD_BIN:-/usr/sbin/sshd}
 SSHD_PORT=
 sshd__names=()
 
-# sshd_require: SKIP the test (exit 0, "SKIPPED: why") where a throw-away
+# sshd_require: SKIP the test (exit 77, "SKIPPED: why") where a throw-away
 # sshd cannot run: not root (Debian's sshd wants /run/sshd and privilege
 # separation), or no sshd/ssh installed. GNT_REQUIRE_SSH=1 makes it a failure.
 sshd_require() {

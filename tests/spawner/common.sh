@@ -4,6 +4,7 @@ TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 GASNETRUN=${GASNETRUN:-$TOP/spawner/gasnetrun}
 TB=$TOP/tests/spawner/t_boot
 TA=$TOP/tests/spawner/t_auth
+. "$TOP/tests/lib/hang.sh"
 [ -x "$GASNETRUN" ] && [ -x "$TB" ] || { echo "FAIL: not built ($GASNETRUN, $TB)"; exit 1; }
 T=$(mktemp -d /tmp/gnt-spawner.XXXXXX)
 MARK="gntmark-$$-$RANDOM"          # unique argv token: finds our processes
@@ -20,10 +21,11 @@ run() {
   timeout -k 2 "$1" "${@:2}" >"$T/out" 2>"$T/err" </dev/null
   RC=$?; OUT=$T/out; ERR=$T/err; MS=$(( ($(date +%s%N) - s) / 1000000 ))
 }
+ms_to_s() { awk -v m="$1" 'BEGIN { printf "%.1f", m / 1000 }'; }
 show() { echo "--- stdout:"; head -c 2000 "$OUT"; echo "--- stderr:"; head -c 2000 "$ERR"; echo "---"; }
 survivors() { pgrep -f "$MARK" | grep -v "^$$\$" | wc -l; }
 no_survivors() { [ "$(survivors)" = 0 ]; }
-# wait_for SECS CMD...: poll until CMD succeeds
+# wait_for SECS CMD...: poll until CMD succeeds (SECS only bounds a hang)
 wait_for() {
   local end=$(( $(date +%s) + $1 )); shift
   while ! "$@"; do [ "$(date +%s)" -ge $end ] && return 1; sleep 0.05; done

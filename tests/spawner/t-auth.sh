@@ -10,7 +10,7 @@
 
 "$GASNETRUN" -n 2 "$TB" -P -B 1 -s 12 -x 64 "$MARK" >"$T/out" 2>"$T/err" </dev/null &
 lp=$!
-wait_for 10 sh -c "[ \$(grep -c '^pid:' '$T/out') = 2 ]" || fail "ranks did not start"
+wait_for 30 sh -c "[ \$(grep -c '^pid:' '$T/out') = 2 ]" || fail "ranks did not start"
 port=$(ss -ltnpH 2>/dev/null | grep "pid=$lp," | awk '{print $4}' | sed 's/.*://' | head -1)
 echo "     launcher pid $lp listens on 127.0.0.1:$port"
 "$TA" "$port" idle >"$T/idle" &

@@ -41,14 +41,14 @@ for conduit in udp tcp; do
     n=$(grep -c 'round trips with all 8 nodes' "$JOB_OUT")
     echo "  $conduit t_core, 8 ranks on A and B: exit $JOB_RC, $n of 8 nodes verified round trips with all"
     [ "$JOB_RC" = 0 ] && [ "$n" = 8 ] || { fail "$conduit t_core across namespaces (exit $JOB_RC, $n of 8)"; probe_show_job; }
-    no_leftovers 3 "the launcher exited"
+    no_leftovers 15 "the launcher exited"
 
     marker="gnt-netns-amstress-$conduit-$$"
     probe_job 90 amstress-$conduit -n 8 -H "$hl" "$bin/t_amstress" 300
     total=$(sed -n 's/^node 0: all nodes: \(.*\)$/\1/p' "$JOB_OUT")
     echo "  $conduit t_amstress 300, 8 ranks on A and B: exit $JOB_RC, totals: ${total:-none}"
     [ "$JOB_RC" = 0 ] && [ -n "$total" ] || { fail "$conduit t_amstress across namespaces (exit $JOB_RC)"; probe_show_job; }
-    no_leftovers 3 "the launcher exited"
+    no_leftovers 15 "the launcher exited"
 
     # gasnet_getNodeInfo: a host is a kernel plus a network namespace, so the
     # two addresses of A are one host and B's are another, although all four
@@ -59,7 +59,7 @@ for conduit in udp tcp; do
     n=$(grep -c 'client extensions verified' "$JOB_OUT")
     echo "  $conduit gasnet_getNodeInfo, ranks on A, A, B, B: host table '$table' (want '0 0 1 1'), $n of 4 verified"
     [ "$JOB_RC" = 0 ] && [ "$table" = "0 0 1 1" ] && [ "$n" = 4 ] || { fail "$conduit getNodeInfo across namespaces (exit $JOB_RC, table '$table')"; probe_show_job; }
-    no_leftovers 3 "the launcher exited"
+    no_leftovers 15 "the launcher exited"
 done
 
 # A's host named by a loopback address (A's own 127.0.0.1): the ranks there
@@ -71,6 +71,6 @@ GASNET_UDP_TIMEOUT=5 probe_job 60 core-lo -n 4 -H "127.0.0.1,${NETNS_B_ADDRS[0]}
 n=$(grep -c 'round trips with all 4 nodes' "$JOB_OUT")
 echo "  udp t_core, A named 127.0.0.1: exit $JOB_RC, $n of 4 nodes verified; messages: $(head -n 2 "$JOB_ERR" | cut -c1-160 | tr '\n' ' ')"
 [ "$JOB_RC" = 0 ] && [ "$n" = 4 ] || fail "udp t_core with A's host named 127.0.0.1 (exit $JOB_RC, $n of 4): the ranks on A advertise an address B cannot reach"
-no_leftovers 3 "the launcher exited"
+no_leftovers 15 "the launcher exited"
 
 mh_finish

@@ -6,9 +6,9 @@
 # that join the job in connect order. Checked: the expansion, byte for byte,
 # from a working directory with a space and a quote in its name; a local sh
 # template; an ssh template that sends %C to the hosts of %M, a rank killed
-# there (all gone in 5 s) and the launcher killed (nothing left); the exit code;
+# there (all gone) and the launcher killed (nothing left); the exit code;
 # a template that starts too few processes or fails fails the job in bounded
-# time with nothing left running.
+# time with nothing left running. Durations are checked only for hangs.
 set -u
 lib=$(cd "$(dirname "$0")/../lib" && pwd)
 . "$lib/sshd.sh"
@@ -38,7 +38,7 @@ echo "  expected:  $want"
 [ "$got" = "$want" ] || fail "template expansion"
 if [ "$JOB_RC" != 0 ]; then fail "local cspawn job exited $JOB_RC"; probe_show_job
 else probe_check_job 4 local || fail "local cspawn job data"; fi
-no_leftovers 3 "the launcher exited"
+no_leftovers 15 "the launcher exited"
 ls "$MH_DIR"/.gasnetrun-*.ticket >/dev/null 2>&1 && fail "ticket file left in GASNET_CSPAWN_KEYDIR"
 
 # 2. ssh template: %C sent to the hosts of %M in turn (-H gives %M)
@@ -54,10 +54,11 @@ else
     echo "  ranks per host: $h (want 127.0.0.1:3 127.0.0.2:3)"
     [ "$h" = "127.0.0.1:3 127.0.0.2:3 " ] || fail "ssh template: ranks per host $h"
 fi
-no_leftovers 3 "the launcher exited"
+no_leftovers 15 "the launcher exited"
 
 # 2b. with the ssh template: a rank killed with -9 takes the others down
-#     within 5 s; then the launcher killed with -9 leaves nothing anywhere
+#     (durations checked for hangs only); then the launcher killed with -9
+#     leaves nothing anywhere
 marker="gnt-cspawn2b-$$"
 probe_bg c2b -n 4 -H 127.0.0.1,127.0.0.2 "$PROBE" --sleep 60 "$marker"
 if probe_wait_ok "$JOB_OUT" 4 60; then
@@ -65,12 +66,12 @@ if probe_wait_ok "$JOB_OUT" 4 60; then
     others=$(probe_pids "$JOB_OUT" | awk '$1 != 2 {print $2}')
     echo "  kill -9 rank 2 (pid $victim)"
     kill -KILL "$victim"
-    gone_within 5 $others || fail "cspawn: ranks survived rank 2's death by more than 5 s"
+    gone_within 30 "0.5 s" $others || fail "cspawn: ranks survived rank 2's death (hang bound 30 s)"
     probe_bg_wait 20
     echo "  -> launcher exit $JOB_RC; messages: $(head -n 2 "$JOB_ERR" | tr '\n' ' ')"
     { [ "$JOB_RC" != 0 ] && [ "$JOB_RC" != 124 ]; } || fail "cspawn: launcher exit $JOB_RC after a rank was killed"
     grep -qE "rank 2([^0-9]|$)" "$JOB_ERR" || fail "cspawn: no line names rank 2"
-    no_leftovers 3 "the launcher exited"
+    no_leftovers 15 "the launcher exited"
 else
     fail "cspawn: 4 ranks did not all report within 60 s"; probe_bg_wait 5; probe_show_job
 fi
@@ -79,7 +80,7 @@ probe_bg c2c -n 4 -H 127.0.0.1,127.0.0.2 "$PROBE" --sleep 60 "$marker"
 if probe_wait_ok "$JOB_OUT" 4 60; then
     echo "  kill -9 the launcher (pid $MH_BG) of a job started by the ssh template"
     kill -KILL "$MH_BG"; wait "$MH_BG" 2>/dev/null
-    no_leftovers 10 "the launcher was killed"
+    no_leftovers 30 "the launcher was killed"
 else
     fail "cspawn: 4 ranks did not all report within 60 s"; probe_bg_wait 5; probe_show_job
 fi
@@ -90,18 +91,18 @@ export GASNET_CSPAWN_CMD='i=0; while [ $i -lt %N ]; do %C & i=$((i + 1)); done; 
 probe_job 60 c3 -n 3 "$PROBE" --exit 1:6 "$marker"
 echo "  want exit 6 (rank 1 exits 6)"
 [ "$JOB_RC" = 6 ] || { fail "exit $JOB_RC, expected 6"; probe_show_job; }
-no_leftovers 3 "the launcher exited"
+no_leftovers 15 "the launcher exited"
 
 # 4. a template that starts 1 of 3 processes: the job fails within
 #    GASNET_CONNECT_TIMEOUT, naming the shortfall
 marker="gnt-cspawn4-$$"
 export GASNET_CSPAWN_CMD='%C'
 GASNET_CONNECT_TIMEOUT=3 probe_job 30 c4 -n 3 "$PROBE" "$marker"
-echo "  want non-zero exit within ~3 s; messages: $(head -n 3 "$JOB_ERR" | tr '\n' ' ')"
+echo "  want non-zero exit after GASNET_CONNECT_TIMEOUT=3; messages: $(head -n 3 "$JOB_ERR" | tr '\n' ' ')"
 { [ "$JOB_RC" != 0 ] && [ "$JOB_RC" != 124 ]; } || fail "exit $JOB_RC with 2 of 3 processes never started"
-awk -v e="$MH_ELAPSED" 'BEGIN{exit !(e < 15)}' || fail "took ${MH_ELAPSED}s"
+hang_check "the short-handed job" "$MH_ELAPSED" 20 "3 s: GASNET_CONNECT_TIMEOUT=3" || fail "the short-handed job hung"
 grep -q "GASNET_CSPAWN_CMD" "$JOB_ERR" || fail "the message does not name GASNET_CSPAWN_CMD"
-no_leftovers 3 "the launcher exited"
+no_leftovers 15 "the launcher exited"
 
 # 5. a template that fails at once
 marker="gnt-cspawn5-$$"
@@ -109,7 +110,7 @@ export GASNET_CSPAWN_CMD='echo "no batch system here" >&2; exit 3'
 probe_job 30 c5 -n 2 "$PROBE" "$marker"
 echo "  want non-zero exit at once; messages: $(head -n 3 "$JOB_ERR" | tr '\n' ' ')"
 { [ "$JOB_RC" != 0 ] && [ "$JOB_RC" != 124 ]; } || fail "exit $JOB_RC with a failing template"
-awk -v e="$MH_ELAPSED" 'BEGIN{exit !(e < 10)}' || fail "took ${MH_ELAPSED}s"
-no_leftovers 3 "the launcher exited"
+hang_check "the failed template's job" "$MH_ELAPSED" 20 "0.1 s" || fail "the failed template's job hung"
+no_leftovers 15 "the launcher exited"
 
 mh_finish
