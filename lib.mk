@@ -67,9 +67,16 @@ GASNET_GEN_FRAGMENT = prefix='$(prefix)' exec_prefix='$(exec_prefix)' libdir='$(
 	cflags='$(CFLAGS)' cxxflags='$(CXXFLAGS)' ldflags='$(LDFLAGS)' \
 	pthread_cflags='$(PTHREAD_CFLAGS)' deplibs='$(LIBUV_LIBS) $(ZLIB_LIBS) $(PTHREAD_LIBS)' \
 	$(SHELL) $(srcdir)/contrib/gen-fragment.sh
-contrib/gasnet-%.pc: $(srcdir)/contrib/gasnet-conduit.pc.in $(srcdir)/contrib/gen-fragment.sh Makefile
-	$(AM_V_GEN)mkdir -p contrib && \
-	$(GASNET_GEN_FRAGMENT) $(srcdir)/contrib/gasnet-conduit.pc.in '$*' '$${prefix}' > $@.tmp && mv $@.tmp $@
-contrib/%.mak: $(srcdir)/contrib/gasnet-conduit.mak.in $(srcdir)/contrib/gen-fragment.sh Makefile
-	$(AM_V_GEN)mkdir -p contrib && \
-	$(GASNET_GEN_FRAGMENT) $(srcdir)/contrib/gasnet-conduit.mak.in '$*' '$$(GASNET_PREFIX)' > $@.tmp && mv $@.tmp $@
+# The fragments are remade on every make (FORCE) but replaced only when their
+# text changes: a prefix given at install time (`make install prefix=/opt/x`)
+# then lands in the installed files too, and a plain make puts the configured
+# one back.
+GASNET_GEN_REPLACE = if cmp -s $@.tmp $@; then rm -f $@.tmp; else echo "  GEN      $@"; mv $@.tmp $@; fi
+contrib/gasnet-%.pc: $(srcdir)/contrib/gasnet-conduit.pc.in $(srcdir)/contrib/gen-fragment.sh FORCE
+	@mkdir -p contrib && \
+	$(GASNET_GEN_FRAGMENT) $(srcdir)/contrib/gasnet-conduit.pc.in '$*' '$${prefix}' > $@.tmp && $(GASNET_GEN_REPLACE)
+contrib/%.mak: $(srcdir)/contrib/gasnet-conduit.mak.in $(srcdir)/contrib/gen-fragment.sh FORCE
+	@mkdir -p contrib && \
+	$(GASNET_GEN_FRAGMENT) $(srcdir)/contrib/gasnet-conduit.mak.in '$*' '$$(GASNET_PREFIX)' > $@.tmp && $(GASNET_GEN_REPLACE)
+FORCE:
+.PHONY: FORCE
