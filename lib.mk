@@ -47,7 +47,7 @@ libgasnet_tcp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par
 #   $(includedir)/<conduit>-conduit/<conduit>-<mode>.mak  make include
 #   $(includedir)/<conduit>-conduit/gasnet_core.h         marks the conduit
 # A static C library: everything it needs is in Libs / GASNET_LIBS (no C++
-# linker needed). docs/clients.md describes them.
+# linker needed). docs/clients.md describes them for clients.
 udpconduitdir = $(includedir)/udp-conduit
 tcpconduitdir = $(includedir)/tcp-conduit
 pkgconfig_DATA += contrib/gasnet-udp-seq.pc contrib/gasnet-udp-parsync.pc contrib/gasnet-udp-par.pc
@@ -59,7 +59,7 @@ tcpconduit_HEADERS = contrib/gasnet_core.h
 CLEANFILES += contrib/gasnet-udp-seq.pc contrib/gasnet-udp-parsync.pc contrib/gasnet-udp-par.pc \
 	contrib/gasnet-tcp-seq.pc contrib/gasnet-tcp-parsync.pc contrib/gasnet-tcp-par.pc \
 	$(udpconduit_DATA) $(tcpconduit_DATA)
-EXTRA_DIST += contrib/gasnet-conduit.pc.in contrib/gasnet-conduit.mak.in contrib/gen-fragment.sh
+EXTRA_DIST += contrib/gasnet-conduit.pc.in contrib/gasnet-conduit.mak.in contrib/gen-fragment.sh docs/clients.md
 
 # The configured values, handed to contrib/gen-fragment.sh.
 GASNET_GEN_FRAGMENT = prefix='$(prefix)' exec_prefix='$(exec_prefix)' libdir='$(libdir)' \
