@@ -41,22 +41,42 @@ libgasnet_tcp_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNET
 libgasnet_tcp_par_la_CFLAGS = $(WARN_CFLAGS)
 libgasnet_tcp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amtcp/libamtcp-par.la $(GASNET_CONDUIT_LIBS)
 
-# pkg-config files gasnet-<conduit>-<mode>.pc, all made from one template
-# in contrib/ by the rule below (a conduit only lists its files here).
-# A static library: everything it needs is in Libs (no C++ linker needed).
+# Client fragments, all made from one template each in contrib/ by the two
+# rules below (a conduit only lists its files here):
+#   $(libdir)/pkgconfig/gasnet-<conduit>-<mode>.pc        pkg-config
+#   $(includedir)/<conduit>-conduit/<conduit>-<mode>.mak  make include
+#   $(includedir)/<conduit>-conduit/gasnet_core.h         marks the conduit
+# A static C library: everything it needs is in Libs / GASNET_LIBS (no C++
+# linker needed). docs/clients.md describes them for clients.
+udpconduitdir = $(includedir)/udp-conduit
+tcpconduitdir = $(includedir)/tcp-conduit
 pkgconfig_DATA += contrib/gasnet-udp-seq.pc contrib/gasnet-udp-parsync.pc contrib/gasnet-udp-par.pc
-CLEANFILES += contrib/gasnet-udp-seq.pc contrib/gasnet-udp-parsync.pc contrib/gasnet-udp-par.pc
-EXTRA_DIST += contrib/gasnet-conduit.pc.in
 pkgconfig_DATA += contrib/gasnet-tcp-seq.pc contrib/gasnet-tcp-parsync.pc contrib/gasnet-tcp-par.pc
-CLEANFILES += contrib/gasnet-tcp-seq.pc contrib/gasnet-tcp-parsync.pc contrib/gasnet-tcp-par.pc
+udpconduit_DATA = contrib/udp-seq.mak contrib/udp-parsync.mak contrib/udp-par.mak
+tcpconduit_DATA = contrib/tcp-seq.mak contrib/tcp-parsync.mak contrib/tcp-par.mak
+udpconduit_HEADERS = contrib/gasnet_core.h
+tcpconduit_HEADERS = contrib/gasnet_core.h
+CLEANFILES += contrib/gasnet-udp-seq.pc contrib/gasnet-udp-parsync.pc contrib/gasnet-udp-par.pc \
+	contrib/gasnet-tcp-seq.pc contrib/gasnet-tcp-parsync.pc contrib/gasnet-tcp-par.pc \
+	$(udpconduit_DATA) $(tcpconduit_DATA)
+EXTRA_DIST += contrib/gasnet-conduit.pc.in contrib/gasnet-conduit.mak.in contrib/gen-fragment.sh docs/clients.md
 
-contrib/gasnet-%.pc: $(srcdir)/contrib/gasnet-conduit.pc.in Makefile
-	$(AM_V_GEN)mkdir -p contrib && name='$*'; conduit=$${name%-*}; mode=$${name##*-}; \
-	case $$mode in seq) M=SEQ;; parsync) M=PARSYNC;; par) M=PAR;; *) exit 1;; esac; \
-	sed -e 's|%prefix%|$(prefix)|' -e 's|%exec_prefix%|$(exec_prefix)|' \
-	    -e 's|%libdir%|$(libdir)|' -e 's|%includedir%|$(includedir)|' \
-	    -e 's|%VERSION%|$(PACKAGE_VERSION)|' -e "s|%CONDUIT%|$$conduit|g" \
-	    -e "s|%mode%|$$mode|g" -e "s|%MODE%|$$M|g" \
-	    -e 's|%DEPLIBS%|$(LIBUV_LIBS) $(ZLIB_LIBS) $(PTHREAD_LIBS)|' \
-	    -e 's|%PTHREAD_CFLAGS%|$(PTHREAD_CFLAGS)|' \
-	    $(srcdir)/contrib/gasnet-conduit.pc.in > $@.tmp && mv $@.tmp $@
+# The configured values, handed to contrib/gen-fragment.sh.
+GASNET_GEN_FRAGMENT = prefix='$(prefix)' exec_prefix='$(exec_prefix)' libdir='$(libdir)' \
+	includedir='$(includedir)' version='$(PACKAGE_VERSION)' cc='$(CC)' cxx='$(CXX)' \
+	cflags='$(CFLAGS)' cxxflags='$(CXXFLAGS)' ldflags='$(LDFLAGS)' \
+	pthread_cflags='$(PTHREAD_CFLAGS)' deplibs='$(LIBUV_LIBS) $(ZLIB_LIBS) $(PTHREAD_LIBS)' \
+	$(SHELL) $(srcdir)/contrib/gen-fragment.sh
+# The fragments are remade on every make (FORCE) but replaced only when their
+# text changes: a prefix given at install time (`make install prefix=/opt/x`)
+# then lands in the installed files too, and a plain make puts the configured
+# one back.
+GASNET_GEN_REPLACE = if cmp -s $@.tmp $@; then rm -f $@.tmp; else echo "  GEN      $@"; mv $@.tmp $@; fi
+contrib/gasnet-%.pc: $(srcdir)/contrib/gasnet-conduit.pc.in $(srcdir)/contrib/gen-fragment.sh FORCE
+	@mkdir -p contrib && \
+	$(GASNET_GEN_FRAGMENT) $(srcdir)/contrib/gasnet-conduit.pc.in '$*' '$${prefix}' > $@.tmp && $(GASNET_GEN_REPLACE)
+contrib/%.mak: $(srcdir)/contrib/gasnet-conduit.mak.in $(srcdir)/contrib/gen-fragment.sh FORCE
+	@mkdir -p contrib && \
+	$(GASNET_GEN_FRAGMENT) $(srcdir)/contrib/gasnet-conduit.mak.in '$*' '$$(GASNET_PREFIX)' > $@.tmp && $(GASNET_GEN_REPLACE)
+FORCE:
+.PHONY: FORCE

@@ -6,6 +6,7 @@
  *   gasnetrun --relay-ticket FILE      a GASNET_CSPAWN_CMD worker
  * See docs/launcher.md (and man gasnetrun) for the options and variables.
  */
+#include "config.h"  /* PACKAGE_NAME, PACKAGE_VERSION from configure.ac's AC_INIT */
 #include "spawn.h"
 
 #include <errno.h>
@@ -34,8 +35,17 @@ static void usage(FILE *f)
     "  --hostfile F    hosts, one per line\n"
     "  -E VAR,VAR      export these variables into the ranks' environment\n"
     "  -v              prefix every output line with [rank]\n"
+    "  -V, --version   print the package version and the conduits, and exit\n"
+    "  -h, --help      print this text and exit\n"
     "With no host list the ranks run on this host. See man gasnetrun (docs/launcher.md)\n"
     "for the environment variables.\n");
+}
+
+/* One launcher serves every conduit: gasnetrun_udp and gasnetrun_tcp are
+ * links to it (spawner/Makefile.am), so the conduits are listed, not asked. */
+static void version(void)
+{
+  printf("gasnetrun (%s) %s\nconduits: udp tcp\n", PACKAGE_NAME, PACKAGE_VERSION);
 }
 
 static void die2(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -212,6 +222,7 @@ int main(int argc, char **argv)
     else if (!strcmp(a, "-E")) exports = ARG();
     else if (!strcmp(a, "-v")) verbose = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+    else if (!strcmp(a, "-V") || !strcmp(a, "--version")) { version(); return 0; }
     else die2("unknown option %s (see gasnetrun --help)", a);
 #undef ARG
   }

@@ -1,0 +1,28 @@
+# client.mk - the makefile of a client built against an INSTALLED GASNet, as
+# GASNet-1 clients write theirs: everything comes from the installed .mak
+# fragment. Used by t-mak.sh and t-cxx.sh:
+#
+#   make -f client.mk GASNET_PREFIX=/inst CONDUIT=udp MODE=par SRC=dir OUT=dir c|cxx
+#
+#   c    OUT/t_client      from SRC/t_client.c   with GASNET_CC, linked with GASNET_LD
+#   cxx  OUT/t_client_cxx  from SRC/t_client.cpp with GASNET_CXX -std=c++17, linked with it
+#
+# The client's own flags (warnings as errors, C++17) come after GASNet's.
+include $(GASNET_PREFIX)/include/$(CONDUIT)-conduit/$(CONDUIT)-$(MODE).mak
+
+CLIENT_CFLAGS = -Wall -Wextra -Werror
+CLIENT_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror
+
+c: $(OUT)/t_client
+cxx: $(OUT)/t_client_cxx
+.PHONY: c cxx
+
+$(OUT)/t_client.o: $(SRC)/t_client.c
+	$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) $(CLIENT_CFLAGS) -c $< -o $@
+$(OUT)/t_client: $(OUT)/t_client.o
+	$(GASNET_LD) $(GASNET_LDFLAGS) -o $@ $< $(GASNET_LIBS)
+
+$(OUT)/t_client_cxx.o: $(SRC)/t_client.cpp
+	$(GASNET_CXX) $(GASNET_CXXCPPFLAGS) $(GASNET_CXXFLAGS) $(CLIENT_CXXFLAGS) -c $< -o $@
+$(OUT)/t_client_cxx: $(OUT)/t_client_cxx.o
+	$(GASNET_CXX) $(GASNET_LDFLAGS) -o $@ $< $(GASNET_LIBS)

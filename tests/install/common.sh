@@ -1,0 +1,50 @@
+# common.sh - sourced by tests/install/t-*.sh (after tests/lib/conduit.sh).
+#
+# install_tree   `make install DESTDIR=$TMP/root` of the whole built tree;
+#                sets PREFIX (the installed prefix inside it), PCDIR (its
+#                pkgconfig directory) and INSTRUN (the installed
+#                gasnetrun_$CONDUIT). $TMP is removed when the script ends.
+# run_client BIN N [LABEL]
+#                runs BIN on N ranks with the installed launcher and checks
+#                that every rank printed t_client's line, with the sum of
+#                its left neighbour's pattern recomputed here; counts
+#                failures in $fails.
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/t-install.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+CLIENT_SRC="$TOP/tests/install"
+
+install_tree() {
+  local dest="$TMP/root" prefix
+  if ! make -s -C "$TOP" install DESTDIR="$dest" >"$TMP/install.log" 2>&1; then
+    echo "FAIL: make install DESTDIR=$dest"; tail -20 "$TMP/install.log"; exit 1
+  fi
+  prefix=$(sed -n 's/^prefix=//p' "$TOP/contrib/gasnet-$CONDUIT-seq.pc")
+  PREFIX="$dest$prefix"
+  PCDIR=$(dirname "$(find "$dest" -name "gasnet-$CONDUIT-seq.pc" | head -1)")
+  INSTRUN="$PREFIX/bin/gasnetrun_$CONDUIT"
+  echo "# installed into DESTDIR=${dest#$TMP/} (prefix $prefix), launcher ${INSTRUN#$dest}"
+}
+
+# The sum t_client prints for node r's pattern: W words (r+1)*0x100000001 + i.
+pattern_sum() {
+  local r=$1 w=4096
+  printf '0x%x' $(( w * (r + 1) * 0x100000001 + w * (w - 1) / 2 ))
+}
+
+run_client() {
+  local bin=$1 n=$2 label=${3:-$(basename "$1")} out rc r left want line
+  out=$(timeout -k 2 30 "$INSTRUN" -n "$n" "$bin" 2>&1); rc=$?
+  echo "$out" | sed "s/^/  [$label -n $n] /"
+  if [ $rc != 0 ]; then echo "FAIL: $label on $n ranks exited $rc"; fails=$((fails + 1)); return; fi
+  for ((r = 0; r < n; r++)); do
+    left=$(( (r + n - 1) % n )); want=$(pattern_sum $left)
+    line=$(echo "$out" | grep "^node $r/$n: ")
+    if echo "$line" | grep -q "put from node $left verified (4096 words, sum $want), get ok, AM round trip ok"; then
+      echo "ok: $label -n $n node $r: sum $want of node $left's pattern, as computed here"
+    else
+      echo "FAIL: $label -n $n node $r: expected 'put from node $left verified (4096 words, sum $want), get ok, AM round trip ok'"
+      fails=$((fails + 1))
+    fi
+  done
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# t-mak.sh - a C client built only through the installed .mak fragment:
+# timeout: 90
+# conduits: udp tcp
+# client.mk includes $(GASNET_PREFIX)/include/$CONDUIT-conduit/$CONDUIT-<mode>.mak
+# and compiles t_client.c with $(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS),
+# links with $(GASNET_LD) $(GASNET_LDFLAGS) ... $(GASNET_LIBS); each binary
+# runs on 2 and 4 ranks with the installed gasnetrun_$CONDUIT, and every
+# rank's put/get/AM check must pass. Two installs:
+#  1. seq, from `make install prefix=$TMP/inst`: the installed .mak and .pc
+#     name that prefix (the fragments follow a prefix given at install time);
+#  2. par, from `make install DESTDIR=$TMP/root` (the configured prefix inside
+#     it), with GASNET_PREFIX given on make's command line, as a client of a
+#     moved tree would. This install also remakes the tree's own fragments
+#     for the configured prefix.
+set -u -o pipefail
+. "$TOP/tests/lib/conduit.sh"
+. "$TOP/tests/install/common.sh"
+
+# build_and_run MODE PREFIX: client.mk c, then 2 and 4 ranks.
+build_and_run() {
+  local mode=$1 prefix=$2 out="$TMP/$1"
+  mkdir -p "$out"
+  echo "== $CONDUIT-$mode.mak: build"
+  if make -f "$CLIENT_SRC/client.mk" GASNET_PREFIX="$prefix" CONDUIT="$CONDUIT" MODE=$mode \
+       SRC="$CLIENT_SRC" OUT="$out" c 2>&1 | sed "s|$TMP|\$TMP|g" && [ -x "$out/t_client" ]; then
+    for n in 2 4; do run_client "$out/t_client" $n "t_client($mode)"; done
+  else
+    echo "FAIL: building t_client with $CONDUIT-$mode.mak"; fails=$((fails + 1))
+  fi
+}
+
+inst="$TMP/inst"
+make -s -C "$TOP" install prefix="$inst" >"$TMP/install.log" 2>&1 \
+  || { echo "FAIL: make install prefix=$inst"; tail -20 "$TMP/install.log"; exit 1; }
+INSTRUN="$inst/bin/gasnetrun_$CONDUIT"
+mak=$(sed -n 's/^GASNET_PREFIX ?= //p' "$inst/include/$CONDUIT-conduit/$CONDUIT-seq.mak")
+pc=$(sed -n 's/^prefix=//p' "$inst/lib/pkgconfig/gasnet-$CONDUIT-seq.pc")
+echo "make install prefix=\$TMP/inst: .mak GASNET_PREFIX ?= ${mak/$TMP/\$TMP}, .pc prefix=${pc/$TMP/\$TMP}"
+[ "$mak" = "$inst" ] && [ "$pc" = "$inst" ] && echo "ok: both name the install prefix" \
+  || { echo "FAIL: expected $inst in both"; fails=$((fails + 1)); }
+build_and_run seq "$inst"
+
+install_tree
+build_and_run par "$PREFIX"
+[ $fails = 0 ] && echo "t-mak: all passed"
+exit $fails

@@ -1,0 +1,133 @@
+#!/bin/bash
+# t-version.sh - what client configure scripts check, on the installed tree:
+# timeout: 90
+# conduits: udp tcp
+#  1. a program compiled against the installed gasnet_config.h (alone, and
+#     through gasnet.h) with `#if` on GASNET_RELEASE_VERSION_MAJOR/MINOR/PATCH
+#     accepts ">= 1.18.0" (and ">= 1.20.0") and runs, printing 1.20.0; asking
+#     for ">= 1.20.1", ">= 1.21.0" or ">= 2.0.0" is a compile error;
+#  2. pkg-config: --modversion is 1.20.0 for every mode, --atleast-version=1.18.0
+#     succeeds and --atleast-version=1.21.0 fails;
+#  3. the installed gasnetrun_$CONDUIT --version (and -V) prints
+#     "gasnetrun (gasnet-ethernet) 1.20.0" and the conduits, exit 0;
+#  4. every installed header compiles after gasnet.h, and alone (unless it
+#     is a part of gasnet.h whose own #error says to include gasnet.h), in a
+#     C++17 translation unit (g++ -std=c++17 -fsyntax-only, GASNET_SEQ and
+#     GASNET_PAR) and as C (gnu99, gnu17; GASNET_SEQ); gasnet_core.h of the
+#     conduit directory also compiles with no mode defined.
+set -u -o pipefail
+. "$TOP/tests/lib/conduit.sh"
+. "$TOP/tests/install/common.sh"
+install_tree
+VERSION=1.20.0
+CC=${CC:-cc} CXX=${CXX:-g++}
+inc="$PREFIX/include"
+
+echo "== 1. release version macros, as a configure script tests them"
+cat > "$TMP/conftest.c" <<'C'
+#include <stdio.h>
+#ifdef VIA_GASNET_H
+#include <gasnet.h>
+#else
+#include <gasnet_config.h>
+#endif
+#if !defined(GASNET_RELEASE_VERSION_MAJOR) || !defined(GASNET_RELEASE_VERSION_MINOR) || \
+    !defined(GASNET_RELEASE_VERSION_PATCH)
+#error "no GASNET_RELEASE_VERSION_* macros"
+#endif
+#if GASNET_RELEASE_VERSION_MAJOR > WANT_MAJOR || \
+    (GASNET_RELEASE_VERSION_MAJOR == WANT_MAJOR && \
+     (GASNET_RELEASE_VERSION_MINOR > WANT_MINOR || \
+      (GASNET_RELEASE_VERSION_MINOR == WANT_MINOR && GASNET_RELEASE_VERSION_PATCH >= WANT_PATCH)))
+int main(void) {
+  printf("%d.%d.%d\n", GASNET_RELEASE_VERSION_MAJOR, GASNET_RELEASE_VERSION_MINOR,
+         GASNET_RELEASE_VERSION_PATCH);
+  return 0;
+}
+#else
+#error "GASNet release too old"
+#endif
+C
+# conftest HOW MAJ MIN PATCH: compile and run; prints the version, fails if older.
+conftest() {
+  local how=$1; shift
+  $CC -I"$inc" -DGASNET_SEQ $how -DWANT_MAJOR=$1 -DWANT_MINOR=$2 -DWANT_PATCH=$3 \
+      "$TMP/conftest.c" -o "$TMP/conftest" 2>"$TMP/conftest.err" && "$TMP/conftest"
+}
+for how in "" -DVIA_GASNET_H; do
+  src=${how:+gasnet.h}; src=${src:-gasnet_config.h}
+  for want in "1 18 0" "1 20 0"; do
+    got=$(conftest "$how" $want)
+    if [ "$got" = $VERSION ]; then echo "ok: $src: >= ${want// /.} accepted, version $got"
+    else echo "FAIL: $src: >= ${want// /.} not accepted (got '$got')"; cat "$TMP/conftest.err"; fails=$((fails + 1)); fi
+  done
+  for want in "1 20 1" "1 21 0" "2 0 0"; do
+    if conftest "$how" $want >/dev/null; then echo "FAIL: $src: >= ${want// /.} accepted"; fails=$((fails + 1))
+    else echo "ok: $src: >= ${want// /.} refused: $(grep -o '#error.*' "$TMP/conftest.err" | head -1)"; fi
+  done
+done
+
+echo "== 2. pkg-config versions"
+export PKG_CONFIG_PATH="$PCDIR"
+for mode in seq parsync par; do
+  v=$(pkg-config --modversion gasnet-$CONDUIT-$mode)
+  [ "$v" = $VERSION ] && echo "ok: gasnet-$CONDUIT-$mode --modversion $v" \
+    || { echo "FAIL: gasnet-$CONDUIT-$mode --modversion '$v'"; fails=$((fails + 1)); }
+done
+if pkg-config --atleast-version=1.18.0 gasnet-$CONDUIT-seq; then echo "ok: --atleast-version=1.18.0 gasnet-$CONDUIT-seq succeeds"
+else echo "FAIL: --atleast-version=1.18.0"; fails=$((fails + 1)); fi
+if pkg-config --atleast-version=1.21.0 gasnet-$CONDUIT-seq; then echo "FAIL: --atleast-version=1.21.0 succeeds"; fails=$((fails + 1))
+else echo "ok: --atleast-version=1.21.0 gasnet-$CONDUIT-seq fails"; fi
+
+echo "== 3. gasnetrun_$CONDUIT --version"
+for opt in --version -V; do
+  out=$("$INSTRUN" $opt 2>&1); rc=$?
+  echo "$out" | sed "s/^/  [$opt] /"
+  if [ $rc = 0 ] && [ "$(echo "$out" | head -1)" = "gasnetrun (gasnet-ethernet) $VERSION" ] &&
+     echo "$out" | grep -q "^conduits:.* $CONDUIT\b"; then
+    echo "ok: $opt: exit 0, version $VERSION, conduit $CONDUIT listed"
+  else
+    echo "FAIL: $opt: exit $rc, expected 'gasnetrun (gasnet-ethernet) $VERSION' and a conduits line with $CONDUIT"
+    fails=$((fails + 1))
+  fi
+done
+
+echo "== 4. installed headers in C++17 and C translation units"
+# compile_tu LABEL COMPILER... : compiles $TMP/tu.c (syntax only); counts a failure.
+compile_tu() {
+  local label=$1; shift
+  if "$@" -fsyntax-only -Wall -Wextra -I"$inc" "$TMP/tu.c" >"$TMP/tu.err" 2>&1; then
+    [ -s "$TMP/tu.err" ] && sed 's/^/    warning output: /' "$TMP/tu.err" | head -5
+    return 0
+  fi
+  echo "FAIL: $label"; sed 's/^/    /' "$TMP/tu.err" | head -8; fails=$((fails + 1)); return 1
+}
+compilers=("$CXX -x c++ -std=c++17 -DGASNET_SEQ" "$CXX -x c++ -std=c++17 -DGASNET_PAR"
+           "$CC -x c -std=gnu99 -DGASNET_SEQ" "$CC -x c -std=gnu17 -DGASNET_SEQ")
+headers=$(cd "$inc" && find . -name '*.h' | sed 's|^\./||' | sort)
+echo "headers: $(echo $headers)"
+for h in $headers; do
+  ok=0
+  for c in "${compilers[@]}"; do
+    printf '#include <gasnet.h>\n#include <%s>\nint t_tu;\n' "$h" > "$TMP/tu.c"
+    compile_tu "$h after gasnet.h: $c" $c || continue
+    printf '#include <%s>\nint t_tu;\n' "$h" > "$TMP/tu.c"
+    if $c -fsyntax-only -I"$inc" "$TMP/tu.c" >"$TMP/tu.err" 2>&1; then ok=$((ok + 1)); continue; fi
+    # A part of gasnet.h may refuse to be included alone, saying so itself.
+    if grep -q "$h:[0-9]*:[0-9]*: error: #error.*gasnet\.h" "$TMP/tu.err"; then
+      ok=$((ok + 1)); alone="part of gasnet.h ($(grep -o '#error.*' "$TMP/tu.err" | head -1))"
+    else
+      compile_tu "$h alone: $c" $c
+    fi
+  done
+  [ $ok = ${#compilers[@]} ] && echo "ok: $h: ${alone:-alone and} after gasnet.h, C++17 (SEQ, PAR), gnu99, gnu17"
+  unset alone
+done
+printf '#include <gasnet_core.h>\nint t_tu;\n' > "$TMP/tu.c"
+compile_tu "$CONDUIT-conduit/gasnet_core.h with no mode" $CXX -x c++ -std=c++17 -I"$inc/$CONDUIT-conduit" &&
+  echo "ok: $CONDUIT-conduit/gasnet_core.h compiles with no mode defined"
+printf '#include <gasnet_core.h>\nint t_tu(void) { return (int)gasnet_mynode(); }\n' > "$TMP/tu.c"
+compile_tu "$CONDUIT-conduit/gasnet_core.h declares the API" $CXX -x c++ -std=c++17 -DGASNET_SEQ -I"$inc/$CONDUIT-conduit" &&
+  echo "ok: with -DGASNET_SEQ, <gasnet_core.h> from $CONDUIT-conduit/ declares gasnet_mynode (it includes gasnet.h)"
+[ $fails = 0 ] && echo "t-version: all passed"
+exit $fails
