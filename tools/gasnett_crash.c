@@ -1,0 +1,156 @@
+/*
+ * gasnett_crash.c - what happens when a process fails: gasnett_fatalerror,
+ * the handlers of the fatal signals, and the freeze for a debugger. What
+ * they do is read from GASNET_BACKTRACE (print a backtrace) and
+ * GASNET_FREEZE_ON_ERROR (wait for a debugger), by gasnett__diag_init.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gasnett_internal.h"
+
+volatile int gasnett_frozen;
+
+static struct {
+  int read;              /* the settings below have been read */
+  int backtrace, freeze; /* GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR */
+  int rank;              /* -1: not in a job (no "[rank R] " prefix) */
+  const char *host;      /* cached here: the handlers may not look it up */
+} gasnett__diag = {0, 0, 0, -1, "?"};
+
+static const struct {
+  int sig;
+  const char *name;
+} gasnett__fatal_signals[] = {
+    {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+    {SIGILL, "SIGILL"},   {SIGABRT, "SIGABRT"},
+};
+#define GASNETT__NSIGNALS (sizeof gasnett__fatal_signals / sizeof gasnett__fatal_signals[0])
+
+/* The handlers run on their own stack, so a stack overflow is reported. */
+static char gasnett__altstack[64 * 1024];
+
+void gasnett__write_buf(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+void gasnett__write_str(int fd, const char *s) { gasnett__write_buf(fd, s, strlen(s)); }
+
+char *gasnett__utoa(uint64_t v, char *buf) {
+  char tmp[24];
+  int n = 0;
+  do tmp[n++] = (char)('0' + v % 10); while ((v /= 10) > 0);
+  for (int i = 0; i < n; i++) buf[i] = tmp[n - 1 - i];
+  buf[n] = '\0';
+  return buf;
+}
+
+void gasnett__set_rank(int rank) { gasnett__diag.rank = rank; }
+
+static void gasnett__write_rank_prefix(void) {
+  char num[24];
+  if (gasnett__diag.rank < 0) return;
+  gasnett__write_str(2, "[rank ");
+  gasnett__write_str(2, gasnett__utoa((uint64_t)gasnett__diag.rank, num));
+  gasnett__write_str(2, "] ");
+}
+
+/* Waits until a debugger clears gasnett_frozen (or the process is killed). */
+static void gasnett__freeze(void) {
+  char pid[24];
+  gasnett__utoa((uint64_t)getpid(), pid);
+  gasnett__write_rank_prefix();
+  gasnett__write_str(2, "GASNet: process ");
+  gasnett__write_str(2, pid);
+  gasnett__write_str(2, " on host ");
+  gasnett__write_str(2, gasnett__diag.host);
+  gasnett__write_str(2, " is frozen for a debugger: attach with gdb -p ");
+  gasnett__write_str(2, pid);
+  gasnett__write_str(2, ", then 'set var gasnett_frozen=0' and 'continue'\n");
+  gasnett_frozen = 1;
+  while (gasnett_frozen) {
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* Marked read first: a malformed value makes the reader call
+ * gasnett_fatalerror, which must not come back here. */
+static void gasnett__diag_read(void) {
+  gasnett__diag.read = 1;
+  gasnett__diag.backtrace = gasnett_getenv_yesno_withdefault("GASNET_BACKTRACE", 0);
+  gasnett__diag.freeze = gasnett_getenv_yesno_withdefault("GASNET_FREEZE_ON_ERROR", 0);
+  gasnett__backtrace_configure();
+  gasnett__diag.host = gasnett_gethostname();
+}
+
+void gasnett__fatal_diag(void) {
+  if (!gasnett__diag.read) gasnett__diag_read();
+  if (gasnett__diag.backtrace) gasnett_print_backtrace(2);
+  if (gasnett__diag.freeze) gasnett__freeze();
+}
+
+/* One line naming the signal and the process, then as configured; the
+ * signal is then re-raised with its default action (SA_RESETHAND), so the
+ * process ends as it would have without us. */
+static void gasnett__crash_handler(int sig) {
+  const char *name = "a fatal signal";
+  for (size_t i = 0; i < GASNETT__NSIGNALS; i++)
+    if (gasnett__fatal_signals[i].sig == sig) name = gasnett__fatal_signals[i].name;
+  char pid[24];
+  gasnett__write_rank_prefix();
+  gasnett__write_str(2, "*** Caught ");
+  gasnett__write_str(2, name);
+  gasnett__write_str(2, " in process ");
+  gasnett__write_str(2, gasnett__utoa((uint64_t)getpid(), pid));
+  gasnett__write_str(2, " on host ");
+  gasnett__write_str(2, gasnett__diag.host);
+  gasnett__write_str(2, "\n");
+  if (gasnett__diag.backtrace) gasnett_print_backtrace(2);
+  if (gasnett__diag.freeze) gasnett__freeze();
+  raise(sig);
+}
+
+static void gasnett__catch_fatal_signals(void) {
+  stack_t ss;
+  memset(&ss, 0, sizeof ss);
+  ss.ss_sp = gasnett__altstack;
+  ss.ss_size = sizeof gasnett__altstack;
+  sigaltstack(&ss, NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = gasnett__crash_handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  for (size_t i = 0; i < GASNETT__NSIGNALS; i++)
+    sigaction(gasnett__fatal_signals[i].sig, &sa, NULL);
+}
+
+void gasnett__diag_init(void) {
+  gasnett__diag_read();
+  if (gasnett__diag.backtrace || gasnett__diag.freeze) gasnett__catch_fatal_signals();
+}
+
+void gasnett_fatalerror(const char *msg, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, msg);
+  vsnprintf(text, sizeof text, msg, ap);
+  va_end(ap);
+  fflush(stdout);
+  gasnett__write_rank_prefix();
+  fprintf(stderr, "*** FATAL ERROR: %s\n", text);
+  fflush(stderr);
+  gasnett__fatal_diag();
+  signal(SIGABRT, SIG_DFL); /* abort() is the end: no second report */
+  abort();
+}

@@ -1,0 +1,129 @@
+/*
+ * gasnett_system.c - system helpers: CPUs, memory, limits, affinity, host
+ * name, sleeping, signals, ending the process, mmap, version strings.
+ */
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gasnett_internal.h"
+
+/* The library's mode, for the header's link check (gasnet_tools.h). */
+#if defined(GASNETT_THREAD_SAFE)
+const int gasnett__linkcheck_THREAD_SAFE = 1;
+#else
+const int gasnett__linkcheck_THREAD_SINGLE = 1;
+#endif
+
+int gasnett_sched_yield(void) { return sched_yield(); }
+
+void gasnett_nsleep(uint64_t ns) {
+  struct timespec left = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+  while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+  }
+}
+
+/* _exit: every thread ends now, no atexit handler runs, nothing is flushed. */
+void gasnett_killmyprocess(int exitcode) { _exit(exitcode); }
+
+int gasnett_cpu_count(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
+}
+
+uint64_t gasnett_getPhysMemSz(int failureIsFatal) {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && size > 0) return (uint64_t)pages * (uint64_t)size;
+  if (failureIsFatal) gasnett_fatalerror("gasnett_getPhysMemSz: the kernel does not say");
+  return 0;
+}
+
+/* Soft limit up to the hard one for each resource a large job may hit
+ * (not RLIMIT_CORE: crashing tests must not leave core files). */
+int gasnett_maximize_rlimits(void) {
+  static const struct {
+    int res;
+    const char *name;
+  } limits[] = {
+      {RLIMIT_CPU, "RLIMIT_CPU"},         {RLIMIT_DATA, "RLIMIT_DATA"},
+      {RLIMIT_RSS, "RLIMIT_RSS"},         {RLIMIT_STACK, "RLIMIT_STACK"},
+      {RLIMIT_AS, "RLIMIT_AS"},           {RLIMIT_NPROC, "RLIMIT_NPROC"},
+      {RLIMIT_NOFILE, "RLIMIT_NOFILE"},   {RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK"},
+  };
+  int ok = 1;
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+    struct rlimit rl;
+    if (getrlimit(limits[i].res, &rl) != 0 || rl.rlim_cur == rl.rlim_max) continue;
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(limits[i].res, &rl) != 0) {
+      ok = 0;
+      if (gasnett_verboseenv())
+        fprintf(stderr, "gasnett_maximize_rlimits: cannot raise %s: %s\n", limits[i].name,
+                strerror(errno));
+    }
+  }
+  return ok;
+}
+
+/* The calling thread goes on the (rank % n)-th CPU it may run on. */
+void gasnett_set_affinity(int rank) {
+  cpu_set_t allowed, one;
+  int n = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+  if (n <= 0 || rank < 0) return;
+  int want = rank % n;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (CPU_ISSET(cpu, &allowed) && want-- == 0) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  }
+  if (sched_setaffinity(0, sizeof one, &one) != 0 && gasnett_verboseenv())
+    fprintf(stderr, "gasnett_set_affinity(%d): %s\n", rank, strerror(errno));
+}
+
+static char gasnett__hostname[256];
+static void gasnett__read_hostname(void) {
+  if (gethostname(gasnett__hostname, sizeof gasnett__hostname - 1) != 0)
+    strcpy(gasnett__hostname, "unknown-host");
+}
+
+const char *gasnett_gethostname(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, gasnett__read_hostname);
+  return gasnett__hostname;
+}
+
+/* No slow build options exist in this library (no debug, trace, stats). */
+const char *gasnett_performance_warning_str(void) { return ""; }
+
+const char *gasnett_release_version_str(void) { return GASNETT__RELEASE_STRING; }
+
+gasnett_sighandlerfn_t gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fn) {
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = fn;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  if (sigaction(sigtocatch, &sa, &old) != 0)
+    gasnett_fatalerror("gasnett_reghandler(%d): %s", sigtocatch, strerror(errno));
+  return old.sa_handler;
+}
+
+void gasnett_flush_streams(void) {
+  fflush(stdout);
+  fflush(stderr);
+  fflush(NULL);
+}
+
+void *gasnett_mmap(uintptr_t size) {
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    gasnett_fatalerror("gasnett_mmap(%" PRIuPTR "): %s", size, strerror(errno));
+  return p;
+}
