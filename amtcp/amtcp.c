@@ -30,6 +30,7 @@
 #include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
+#include "gasnett_internal.h" /* gasnett__envreport */
 
 #define AMTCP_LISTEN_ID    UINT32_MAX  /* epoll tag of the listening socket */
 #define AMTCP_DIRECT_MAX   1           /* auto: read peers directly up to this many
@@ -55,6 +56,9 @@ static const char *amtcp_getenv(gasnetc_transport_t *t, const char *name) {
 static double env_num(gasnetc_transport_t *t, const char *name, double dflt, double lo,
                       double hi) {
   const char *s = amtcp_getenv(t, name);
+  char dtext[32];
+  snprintf(dtext, sizeof dtext, "%g", dflt);
+  gasnett__envreport(name, s, dtext); /* GASNET_VERBOSEENV */
   if (!s || !*s) return dflt;
   char *end;
   double v = strtod(s, &end);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "gasnett_internal.h" /* gasnett__envreport */
 
 #define AMUDP_CLOSE_FLUSH_NS 2000000000ULL /* close waits at most 2 s for acks */
 #define AMUDP_BYES         3   /* BYE is sent this many times: it is not acked */
@@ -41,6 +42,9 @@ static const char *amudp_getenv(gasnetc_transport_t *t, const char *name) {
 double amudp_env_num(gasnetc_transport_t *t, const char *name, double dflt,
                      double lo, double hi) {
   const char *s = amudp_getenv(t, name);
+  char dtext[32];
+  snprintf(dtext, sizeof dtext, "%g", dflt);
+  gasnett__envreport(name, s, dtext); /* GASNET_VERBOSEENV */
   if (!s || !*s) return dflt;
   char *end;
   double v = strtod(s, &end);

@@ -38,7 +38,7 @@ sed -e "s|%prefix%|$(val "$prefix")|g" \
     -e "s|%libdir%|$(val "$(rel "$libdir")")|g" \
     -e "s|%includedir%|$(val "$(rel "$includedir")")|g" \
     -e "s|%VERSION%|$(val "$version")|g" \
-    -e "s|%CONDUIT%|$conduit|g" -e "s|%mode%|$mode|g" -e "s|%MODE%|$MODE|g" \
+    -e "s|%CONDUIT%|$conduit|g" -e "s|%CONDUIT_UC%|$(echo "$conduit" | tr a-z A-Z)|g" -e "s|%mode%|$mode|g" -e "s|%MODE%|$MODE|g" \
     -e "s|%CC%|$(val "$cc")|g" -e "s|%CXX%|$(val "$cxx")|g" \
     -e "s|%CFLAGS%|$(val "$cflags $pthread_cflags")|g" \
     -e "s|%CXXFLAGS%|$(val "$cxxflags $pthread_cflags")|g" \

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gasnetc_internal.h"
+#include "gasnett_internal.h"
 #include "boot.h"
 
 #define GASNETC_ERRORS(X)                                                   \
@@ -75,6 +76,7 @@ void gasnetc_fatal(const char *fmt, ...) {
     snprintf(line, sizeof line, "GASNet error: %s", msg);
   __atomic_store_n(&gasnetc_g.exiting, 1, __ATOMIC_SEQ_CST);
   fflush(stdout);
+  gasnett__fatal_diag(); /* GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR */
   if (!gasnetc_g.inited) {
     fprintf(stderr, "%s\n", line);
     _exit(1);

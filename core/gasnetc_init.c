@@ -36,6 +36,7 @@
 #include <netinet/in.h>
 
 #include "gasnetc_internal.h"
+#include "gasnett_internal.h"
 #include "boot.h"
 
 gasnetc_state_t gasnetc_g;
@@ -65,17 +66,25 @@ extern void gasnete_init(void);
  *   GASNET_STATSFILE    write counters at exit to <value>.<rank>    default unset */
 #define GASNETC_SPIN_USEC_DEFAULT 100
 
+/* boot_getenv, reported under GASNET_VERBOSEENV with the default. */
+static const char *gasnetc_env(const char *name, const char *dflt) {
+  const char *v = boot_getenv(name);
+  gasnett__envreport(name, v, dflt);
+  return v;
+}
+
 static void gasnetc_read_env(void) {
   const char *v;
-  gasnetc_g.max_local_seg = gasnetc_segment_max_from_env(boot_getenv("GASNET_MAX_SEGSIZE"));
+  gasnetc_g.max_local_seg = gasnetc_segment_max_from_env(
+      gasnetc_env("GASNET_MAX_SEGSIZE", "half the physical memory"));
   gasnetc_g.spin_ns = (uint64_t)GASNETC_SPIN_USEC_DEFAULT * 1000;
-  if ((v = boot_getenv("GASNET_SPIN_USEC")) && *v) {
+  if ((v = gasnetc_env("GASNET_SPIN_USEC", "100")) && *v) {
     char *end;
     unsigned long us = strtoul(v, &end, 10);
     if (*end) gasnetc_fatal("GASNET_SPIN_USEC='%s' is not a number of microseconds", v);
     gasnetc_g.spin_ns = (uint64_t)us * 1000;
   }
-  v = boot_getenv("GASNET_STATSFILE");
+  v = gasnetc_env("GASNET_STATSFILE", "unset");
   gasnetc_g.statsfile = v && *v ? v : NULL;
 }
 
@@ -197,6 +206,13 @@ int gasnet_init(int *argc, char ***argv) {
   gasnetc_g.nodes = boot_size();
   gasnetc_g.ops = gasnetc_conduit_ops;
   gasnetc_g.inited = 1;
+  /* The tools read the job's environment from now on; diagnostics
+   * (GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR) name the rank, and
+   * GASNET_VERBOSEENV is reported once per job, by node 0. */
+  gasnett__set_getenv(boot_getenv);
+  gasnett__set_rank((int)gasnetc_g.mynode);
+  gasnett__set_verbose_reporter(gasnetc_g.mynode == 0);
+  gasnett__diag_init();
   if (gasnetc_g.nodes == 0 || gasnetc_g.nodes > GASNET_MAXNODES)
     gasnetc_fatal("gasnet_init: a job of %u nodes; at most %u are supported",
                   (unsigned)gasnetc_g.nodes, GASNET_MAXNODES);

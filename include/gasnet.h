@@ -45,21 +45,26 @@
 
 #include "gasnet_config.h"
 
-/* Conduit identity: <conduit>-conduit/gasnet_core.h, found on the include
- * path that the conduit's .pc and .mak files give (GASNET_CONDUIT_UDP or
- * _TCP, GASNET_CONDUIT_NAME_STR, GASNET_CORE_NAME, GASNET_CORE_VERSION).
- * Compiled without it (our own tests, whose objects link with either
- * conduit), the name says so. */
-#if defined(__has_include)
-#if __has_include(<gasnet_core.h>)
-#include <gasnet_core.h>
-#endif
-#endif
-#ifndef GASNET_CONDUIT_NAME_STR
+/* Conduit identity. The conduit's .pc and .mak flags define
+ * GASNET_CONDUIT_UDP or GASNET_CONDUIT_TCP (with GASNET_<MODE>); the names
+ * clients print follow from it. Compiled without either (our own tests,
+ * whose objects link with either conduit), the name says so. */
+#if defined(GASNET_CONDUIT_UDP) && defined(GASNET_CONDUIT_TCP)
+#error "gasnet.h: GASNET_CONDUIT_UDP and GASNET_CONDUIT_TCP are both defined; use one conduit's flags"
+#elif defined(GASNET_CONDUIT_UDP)
+#define GASNET_CONDUIT_NAME UDP
+#define GASNET_CONDUIT_NAME_STR "UDP"
+#define GASNET_CORE_NAME UDP
+#elif defined(GASNET_CONDUIT_TCP)
+#define GASNET_CONDUIT_NAME TCP
+#define GASNET_CONDUIT_NAME_STR "TCP"
+#define GASNET_CORE_NAME TCP
+#else
+#define GASNET_CONDUIT_NAME UDP_or_TCP
 #define GASNET_CONDUIT_NAME_STR "UDP-or-TCP"
 #define GASNET_CORE_NAME UDP_or_TCP
-#define GASNET_CORE_VERSION GASNET_RELEASE_VERSION_MAJOR.GASNET_RELEASE_VERSION_MINOR
 #endif
+#define GASNET_CORE_VERSION GASNET_RELEASE_VERSION_MAJOR.GASNET_RELEASE_VERSION_MINOR
 
 #if (defined(GASNET_SEGMENT_FAST) + defined(GASNET_SEGMENT_LARGE) + \
      defined(GASNET_SEGMENT_EVERYTHING)) != 1
@@ -202,5 +207,16 @@ extern void gasnet_hsl_unlock(gasnet_hsl_t *hsl);
 
 /* ---- spec 3: the extended API ------------------------------------------ */
 #include "gasnet_extended.h"
+
+/* ---- the tools (gasnet_tools.h), as GASNet-1 clients expect them with
+ * gasnet.h, in the thread mode that matches this library's. */
+#if defined(GASNET_SEQ)
+#ifndef GASNETT_THREAD_SINGLE
+#define GASNETT_THREAD_SINGLE 1
+#endif
+#elif !defined(GASNETT_THREAD_SAFE)
+#define GASNETT_THREAD_SAFE 1
+#endif
+#include "gasnet_tools.h"
 
 #endif /* GASNET_H */
