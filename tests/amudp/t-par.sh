@@ -20,7 +20,7 @@ if ! $cc -fsanitize=thread -o "$tsan.probe" "$tsan.probe.c" 2>"$tsan.cc.log" || 
   echo "SKIPPED PART: the ThreadSanitizer run ($cc cannot build -fsanitize=thread programs: no libtsan?)"
   exit 0
 fi
-$cc -O1 -g -fsanitize=thread -DGASNETC_THREADS=1 -DGASNET_PAR -pthread \
+$cc -O1 -g -fsanitize=thread -D_GNU_SOURCE -DGASNETC_THREADS=1 -DGASNET_PAR -pthread \
   -I"$top/core" -I"$top/tools" -I"$top/include" -I"$top/amudp" $(pkg-config --cflags libuv) \
   -o "$tsan" "$top/tests/amudp/t_amudp_par.c" "$top"/amudp/amudp*.c "$top"/tools/*.c \
   $(pkg-config --libs libuv)
