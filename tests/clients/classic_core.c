@@ -15,43 +15,46 @@
 #define H_PONG 202
 #define MAXSZ 65536
 
-static gasnett_atomic_t g_pongs = gasnett_atomic_init(0);
+/* Replies per sending thread: a thread waits for its own, since its next
+ * Long reuses its destination area. */
+static gasnett_atomic_t g_pongs[2] = { gasnett_atomic_init(0), gasnett_atomic_init(0) };
 static uint64_t g_sent_sum;
 
-static void ping(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t hi, gasnet_handlerarg_t lo) {
+static void ping(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t hi, gasnet_handlerarg_t lo,
+                 gasnet_handlerarg_t k) {
   uint64_t want = ((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo;
   uint64_t got = gasnett_checksum(buf, (int)n);
-  gasnet_AMReplyShort1(t, H_PONG, got == want);
+  gasnet_AMReplyShort2(t, H_PONG, got == want, k);
 }
-static void pong(gasnet_token_t t, gasnet_handlerarg_t ok) {
+static void pong(gasnet_token_t t, gasnet_handlerarg_t ok, gasnet_handlerarg_t k) {
   (void)t;
   if (!ok) classic_errs++;
-  gasnett_atomic_increment(&g_pongs, GASNETT_ATOMIC_REL);
+  gasnett_atomic_increment(&g_pongs[k & 1], GASNETT_ATOMIC_REL);
 }
 
 GASNETT_THREADKEY_DEFINE(bufkey); /* each thread's payload buffer */
 
-static void am_round_trips(gasnet_node_t peer, void *peer_seg, int iters, unsigned seed) {
+static void am_round_trips(gasnet_node_t peer, void *peer_seg, int iters, unsigned seed, int k) {
   char *buf = (char *)gasnett_threadkey_get(bufkey);
   if (!buf) { buf = (char *)malloc(MAXSZ); gasnett_threadkey_set(bufkey, buf); }
   for (int i = 0; i < iters; i++) {
     size_t n = (size_t)(seed * 2654435761u + (unsigned)i * 40503u) % MAXSZ;
     for (size_t k = 0; k < n; k++) buf[k] = (char)(k * 7 + (size_t)i + seed);
     uint64_t sum = gasnett_checksum(buf, (int)n);
-    gasnett_atomic_val_t before = gasnett_atomic_read(&g_pongs, 0);
+    gasnett_atomic_val_t before = gasnett_atomic_read(&g_pongs[k], 0);
     gasnet_handlerarg_t hi = (gasnet_handlerarg_t)(sum >> 32), lo = (gasnet_handlerarg_t)sum;
-    if (i & 1) CLASSIC_CALL(gasnet_AMRequestMedium2(peer, H_PING, buf, n, hi, lo));
-    else CLASSIC_CALL(gasnet_AMRequestLong2(peer, H_PING, buf, n, peer_seg, hi, lo));
-    GASNET_BLOCKUNTIL(gasnett_atomic_read(&g_pongs, GASNETT_ATOMIC_ACQ) > before);
+    if (i & 1) CLASSIC_CALL(gasnet_AMRequestMedium3(peer, H_PING, buf, n, hi, lo, k));
+    else CLASSIC_CALL(gasnet_AMRequestLong3(peer, H_PING, buf, n, peer_seg, hi, lo, k));
+    GASNET_BLOCKUNTIL(gasnett_atomic_read(&g_pongs[k], GASNETT_ATOMIC_ACQ) > before);
     __atomic_fetch_add(&g_sent_sum, sum, __ATOMIC_RELAXED);
   }
 }
 
 #if defined(HAVE_PTHREAD_H) && defined(GASNET_PAR)
-typedef struct { gasnet_node_t peer; void *seg; int iters; unsigned seed; } worker_t;
+typedef struct { gasnet_node_t peer; void *seg; int iters; unsigned seed; int k; } worker_t;
 static void *worker(void *arg) {
   worker_t *w = (worker_t *)arg;
-  am_round_trips(w->peer, w->seg, w->iters, w->seed);
+  am_round_trips(w->peer, w->seg, w->iters, w->seed, w->k);
   return NULL;
 }
 #endif
@@ -78,15 +81,15 @@ int main(int argc, char **argv) {
   worker_t w[2];
   for (int k = 0; k < 2; k++) {
     w[k].peer = peer; w[k].seg = (char *)si[peer].addr + (size_t)(2 + k) * MAXSZ;
-    w[k].iters = iters; w[k].seed = me * 10u + (unsigned)k;
+    w[k].iters = iters; w[k].seed = me * 10u + (unsigned)k; w[k].k = k;
     pthread_create(&th[k], NULL, worker, &w[k]);
   }
   for (int k = 0; k < 2; k++) pthread_join(th[k], NULL);
 #else
-  am_round_trips(peer, (char *)si[peer].addr + (size_t)me % 2 * MAXSZ, iters, me * 10u);
+  am_round_trips(peer, (char *)si[peer].addr + (size_t)me % 2 * MAXSZ, iters, me * 10u, 0);
 #endif
-  /* A thread may have gone on at another thread's reply: wait for all. */
-  GASNET_BLOCKUNTIL(gasnett_atomic_read(&g_pongs, GASNETT_ATOMIC_ACQ) ==
+  GASNET_BLOCKUNTIL(gasnett_atomic_read(&g_pongs[0], GASNETT_ATOMIC_ACQ) +
+                        gasnett_atomic_read(&g_pongs[1], GASNETT_ATOMIC_ACQ) ==
                     (gasnett_atomic_val_t)(threads * iters));
 
   /* Extra handlers registered by the harness wrapper. */
