@@ -3,7 +3,8 @@
 # missing and we are root. Not root: say what is missing and go on (configure
 # then names the package it could not find).
 PKGS="build-essential autoconf automake libtool pkg-config libuv1-dev zlib1g-dev \
-openssh-server openssh-client iproute2 procps psmisc valgrind"
+openssh-server openssh-client iproute2 procps psmisc valgrind \
+mpich libmpich-dev openmpi-bin libopenmpi-dev libpmix-dev libpmi2-0-dev slurmd slurmctld slurm-client munge"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

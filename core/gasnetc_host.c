@@ -74,7 +74,7 @@ void gasnetc_host_rec(gasnetc_host_rec_t *mine) {
   memcpy(mine->cpus, &set, sizeof set);
 }
 
-static int gasnetc_same_host(const gasnetc_host_rec_t *a, const gasnetc_host_rec_t *b) {
+int gasnetc_same_host(const gasnetc_host_rec_t *a, const gasnetc_host_rec_t *b) {
   return !memcmp(a->id, b->id, sizeof a->id) && a->netns == b->netns;
 }
 

@@ -63,7 +63,8 @@ extern void gasnete_init(void);
  *   GASNET_SPIN_USEC    BLOCKUNTIL spins this long before sleeping  default 100
  *                       (yielding the CPU as it spins on an overcommitted host:
  *                       gasnetc_host.c)
- *   GASNET_STATSFILE    write counters at exit to <value>.<rank>    default unset */
+ *   GASNET_STATSFILE    write counters at exit to <value>.<rank>    default unset
+ *   GASNET_NETWORK      interface, subnet or address to use (gasnetc_addr.c) */
 #define GASNETC_SPIN_USEC_DEFAULT 100
 
 /* boot_getenv, reported under GASNET_VERBOSEENV with the default. */
@@ -84,6 +85,8 @@ static void gasnetc_read_env(void) {
     if (*end) gasnetc_fatal("GASNET_SPIN_USEC='%s' is not a number of microseconds", v);
     gasnetc_g.spin_ns = (uint64_t)us * 1000;
   }
+  v = gasnetc_env("GASNET_NETWORK", "the launcher's connection, else the first non-loopback address");
+  gasnetc_g.network = v && *v ? v : NULL;
   v = gasnetc_env("GASNET_STATSFILE", "unset");
   gasnetc_g.statsfile = v && *v ? v : NULL;
 }
@@ -115,80 +118,13 @@ static void gasnetc_on_exit(int status, void *arg) {
   gasnetc_exit_now(status, 1);
 }
 
-/* ---- the address the transport binds and advertises ----------------------- */
-
-/* What each node publishes at init: its maximum segment size, the local
- * address of its bootstrap connection (family 0 when it has none), and its
- * host (which nodes share CPUs). */
+/* What each node publishes at init: its maximum segment size, its first
+ * address (gasnetc_addr.c) and its host (which nodes share CPUs). */
 typedef struct {
   uint64_t max_seg;
-  uint8_t family, pad[7];    /* 4 or 6 */
-  uint8_t addr[16];          /* IPv4 in the first 4 bytes, or IPv6 */
+  gasnetc_addr_rec_t addr;
   gasnetc_host_rec_t host;
 } gasnetc_init_rec_t;
-
-static struct sockaddr_storage gasnetc_bind_addr;
-static socklen_t gasnetc_bind_addr_len;
-
-static void gasnetc_addr_pack(const struct sockaddr_storage *ss, gasnetc_init_rec_t *r) {
-  if (ss->ss_family == AF_INET) {
-    r->family = 4;
-    memcpy(r->addr, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-  } else if (ss->ss_family == AF_INET6) {
-    r->family = 6;
-    memcpy(r->addr, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
-  }
-}
-
-static int gasnetc_addr_is_loopback(const gasnetc_init_rec_t *r) {
-  static const uint8_t v6lo[16] = { [15] = 1 };
-  return (r->family == 4 && r->addr[0] == 127) ||
-         (r->family == 6 && !memcmp(r->addr, v6lo, 16));
-}
-
-/*
- * A node whose bootstrap connection runs over loopback (its host is the
- * launcher's and was listed as "localhost" or 127.0.0.1, say) must not
- * advertise 127.0.0.1 to nodes on other hosts. When some other node's
- * address is not loopback, bind instead to the source address of our route
- * to that node: connect() on a UDP socket picks it and sends nothing.
- */
-static void gasnetc_pick_bind_addr(const gasnetc_init_rec_t *all) {
-  gasnetc_init_rec_t me;
-  memset(&me, 0, sizeof me);
-  gasnetc_addr_pack(&gasnetc_bind_addr, &me);
-  if (!gasnetc_addr_is_loopback(&me)) return;
-  for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++) {
-    if (!all[i].family || gasnetc_addr_is_loopback(&all[i])) continue;
-    struct sockaddr_storage peer;
-    socklen_t plen;
-    memset(&peer, 0, sizeof peer);
-    if (all[i].family == 4) {
-      struct sockaddr_in *a = (struct sockaddr_in *)&peer;
-      a->sin_family = AF_INET;
-      a->sin_port = htons(9); /* any port: nothing is sent */
-      memcpy(&a->sin_addr, all[i].addr, 4);
-      plen = sizeof *a;
-    } else {
-      struct sockaddr_in6 *a = (struct sockaddr_in6 *)&peer;
-      a->sin6_family = AF_INET6;
-      a->sin6_port = htons(9);
-      memcpy(&a->sin6_addr, all[i].addr, 16);
-      plen = sizeof *a;
-    }
-    int fd = socket(peer.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_storage src;
-    socklen_t slen = sizeof src;
-    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&peer, plen) == 0 &&
-             getsockname(fd, (struct sockaddr *)&src, &slen) == 0;
-    if (fd >= 0) close(fd);
-    if (ok) {
-      gasnetc_bind_addr = src;
-      gasnetc_bind_addr_len = slen;
-    }
-    return; /* one route is enough: the others leave by the same interface or fail alike */
-  }
-}
 
 /* ---- gasnet_init (spec 2.1.0.1) ------------------------------------------- */
 
@@ -231,11 +167,7 @@ int gasnet_init(int *argc, char ***argv) {
   gasnetc_init_rec_t mine;
   memset(&mine, 0, sizeof mine);
   mine.max_seg = gasnetc_g.max_local_seg;
-  if (boot_self_addr(&gasnetc_bind_addr, &gasnetc_bind_addr_len) != 0) {
-    gasnetc_bind_addr.ss_family = AF_UNSPEC; /* a lone rank: the transport picks */
-    gasnetc_bind_addr_len = 0;
-  }
-  gasnetc_addr_pack(&gasnetc_bind_addr, &mine);
+  gasnetc_addr_first(gasnetc_g.network, &mine.addr);
   gasnetc_host_rec(&mine.host);
   gasnetc_init_rec_t *all = malloc(sizeof *all * gasnetc_g.nodes);
   if (!all || boot_exchange(&mine, sizeof mine, all) != 0) {
@@ -248,7 +180,7 @@ int gasnet_init(int *argc, char ***argv) {
   for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
     if (all[i].max_seg < gasnetc_g.max_global_seg)
       gasnetc_g.max_global_seg = (uintptr_t)all[i].max_seg;
-  gasnetc_pick_bind_addr(all);
+  gasnetc_addr_final(&all[0].addr, &all[0].host, sizeof *all, &mine.host);
   gasnetc_host_learn(&mine.host, &all[0].host, sizeof *all);
   free(all);
   return GASNET_OK;
@@ -291,8 +223,7 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
   cfg.myrank = gasnetc_g.mynode;
   cfg.nranks = gasnetc_g.nodes;
   boot_job_key(cfg.job_key);
-  cfg.bind_addr = gasnetc_bind_addr;  /* from gasnetc_pick_bind_addr */
-  cfg.bind_addr_len = gasnetc_bind_addr_len;
+  gasnetc_addr_get(&cfg.bind_addr, &cfg.bind_addr_len);
   cfg.getenv = boot_getenv;
   cfg.ctx = NULL;
   cfg.deliver = gasnetc_deliver_cb;

@@ -82,6 +82,7 @@ typedef struct {
   /* Tunables, read once in gasnet_init (GASNET_* environment). */
   uint64_t spin_ns;           /* GASNET_SPIN_USEC */
   const char *statsfile;      /* GASNET_STATSFILE */
+  const char *network;        /* GASNET_NETWORK: interface, subnet or address */
 
   /* This host (gasnetc_host.c): nodes on it, CPUs they may run on, and
    * whether a blocked thread yields the CPU while it spins. */
@@ -130,6 +131,20 @@ typedef struct {
   uint8_t cpus[128];  /* the CPUs this node may run on (a cpu_set_t) */
 } gasnetc_host_rec_t;
 void gasnetc_host_rec(gasnetc_host_rec_t *mine);
+int gasnetc_same_host(const gasnetc_host_rec_t *a, const gasnetc_host_rec_t *b);
+
+/* gasnetc_addr.c: the address the transport binds and advertises (see there).
+ * An address as gasnet_init's exchange carries it: family 4 or 6 (0: none),
+ * IPv4 in the first 4 bytes. */
+typedef struct {
+  uint8_t family, pad[7];
+  uint8_t addr[16];
+} gasnetc_addr_rec_t;
+void gasnetc_addr_first(const char *network, gasnetc_addr_rec_t *rec);
+/* addrs and hosts: node 0's record, the next node's `stride` bytes on */
+void gasnetc_addr_final(const gasnetc_addr_rec_t *addrs, const gasnetc_host_rec_t *hosts, size_t stride,
+                        const gasnetc_host_rec_t *myhost);
+void gasnetc_addr_get(struct sockaddr_storage *addr, socklen_t *len);
 /* From every node's record (node i's at all + i*stride): set host_nodes,
  * host_cpus, polite and host_of. */
 void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride);

@@ -1,45 +1,154 @@
 /*
- * boot.c - the bootstrap client (boot.h): a rank's side of the launcher
- * protocol (spawn_proto.h), over one blocking TCP connection to its node
- * (the launcher or the relay on its host). No threads, no signal handlers;
- * the only descriptor it keeps is that connection (FD_CLOEXEC).
+ * boot.c - the bootstrap client (boot.h): picks the back end that matches
+ * how this process was started, and forwards every call to it.
  *
- * The launcher hands each rank a ticket (spawn_proto.h) through an inherited
- * pipe whose number is in GASNET_BOOT_FD; without it the process is a job of
- * one rank.
+ * Back ends (boot_internal.h): gasnetrun (the launcher's connection),
+ * pmi1 (the PMI-1 wire protocol over PMI_FD: MPICH's Hydra mpiexec), pmi2
+ * (Slurm's libpmi2: srun --mpi=pmi2), pmix (libpmix: Open MPI's mpirun,
+ * srun --mpi=pmix), and none (a job of one rank). GASNET_SPAWNER names one;
+ * unset, the environment decides (boot_pick). A process that shows per-task
+ * signs of a launcher this build cannot use stops with one line saying so,
+ * rather than run as a silent job of one rank (docs/launcher.md, "Other
+ * launchers").
  */
-#include "boot.h"
+#include "boot_internal.h"
 #include "spawn_proto.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define BOOT_FD_ENV "GASNET_BOOT_FD"
-
 static struct {
   int inited;
-  int fd;                     /* connection to the node; -1 for a lone rank */
+  const boot_ops_t *ops;      /* NULL: a job of one rank */
   uint32_t rank, size;
   uint8_t key[BOOT_JOB_KEY_LEN];
-  char **env;                 /* launcher's environment snapshot, "K=V" */
-  uint32_t nenv;
-} boot = { .fd = -1 };
+} boot = { 0, NULL, 0, 1, {0} };
 
-static int boot_fail(int rc, const char *what)
+int boot_err(const char *name, int rc, const char *fmt, ...)
 {
-  fprintf(stderr, "gasnet boot: %s: %s\n", what, strerror(-rc));
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "gasnet boot (%s): ", name);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (rc < 0) fprintf(stderr, ": %s", strerror(-rc));
+  fputc('\n', stderr);
   return rc;
 }
 
-/* Lost contact with the launcher: not survivable (boot.h). */
-static void boot_lost(int rc, const char *what)
+/* MPI_Initialized has the same signature in every MPI, and may be called
+ * before MPI_Init. Weak: a program that links no MPI leaves it NULL. */
+extern int MPI_Initialized(int *flag) __attribute__((weak));
+
+int boot_mpi_state(void)
 {
-  fprintf(stderr, "gasnet boot: rank %u lost contact with the launcher (%s: %s)\n",
-          (unsigned)boot.rank, what, rc == -EPIPE ? "connection closed" : strerror(-rc));
-  _exit(1);
+  int flag = 0;
+  if (!MPI_Initialized) return -1;
+  MPI_Initialized(&flag);
+  return flag != 0;
+}
+
+/* A number from the environment, 0 when unset or not a number. */
+static long env_num(const char *name)
+{
+  const char *v = getenv(name);
+  char *end;
+  long x = v && *v ? strtol(v, &end, 10) : 0;
+  return v && *v && !*end ? x : 0;
+}
+
+/* The launcher is there but this build cannot talk to it: one line, exit. */
+static void boot_unusable(const char *launcher, const char *missing) __attribute__((noreturn));
+static void boot_unusable(const char *launcher, const char *missing)
+{
+  fprintf(stderr, "gasnet boot: started by %s, but %s (see docs/launcher.md, \"Other launchers\")\n",
+          launcher, missing);
+  exit(1);
+}
+
+static boot_kvs_t *kvs_named(const char *name)
+{
+  if (!strcmp(name, "pmi1")) return &boot_pmi1_kvs;
+#ifdef HAVE_PMI2
+  if (!strcmp(name, "pmi2")) return &boot_pmi2_kvs;
+#endif
+#ifdef HAVE_PMIX
+  if (!strcmp(name, "pmix")) return &boot_pmix_kvs;
+#endif
+  return NULL;
+}
+
+/* GASNET_SPAWNER=NAME: that back end or an error (-EINVAL). */
+static int pick_named(const char *s, const boot_ops_t **ops)
+{
+  boot_kvs_t *k;
+  if (!strcmp(s, "none")) { *ops = NULL; return 0; }
+  if (!strcmp(s, "gasnetrun")) {
+    if (!getenv("GASNET_BOOT_FD"))
+      return boot_err("gasnetrun", -EINVAL, "GASNET_SPAWNER=gasnetrun, but this process was not "
+                      "started by gasnetrun (no GASNET_BOOT_FD)");
+    *ops = &boot_gasnetrun_ops;
+    return 0;
+  }
+  if ((k = kvs_named(s))) { boot_kvs_use(k); *ops = &boot_kvs_ops; return 0; }
+  if (!strcmp(s, "pmi2") || !strcmp(s, "pmix"))
+    return boot_err(s, -EINVAL, "GASNET_SPAWNER=%s, but this library was built without %s "
+                    "(configure found no %s)", s, s,
+                    !strcmp(s, "pmi2") ? "slurm/pmi2.h: install libpmi2-0-dev" : "pmix.h: install libpmix-dev");
+  return boot_err("GASNET_SPAWNER", -EINVAL, "'%s' is not one of gasnetrun, pmi1, pmi2, pmix, none", s);
+}
+
+/* No GASNET_SPAWNER: what the environment shows (docs/launcher.md). */
+static const boot_ops_t *pick_auto(void)
+{
+  char why[160];
+  if (getenv("GASNET_BOOT_FD")) return &boot_gasnetrun_ops;
+  if (getenv("PMIX_NAMESPACE") && getenv("PMIX_RANK")) {
+#ifdef HAVE_PMIX
+    boot_kvs_use(&boot_pmix_kvs);
+    return &boot_kvs_ops;
+#else
+    boot_unusable("a PMIx launcher (PMIX_NAMESPACE is set: Open MPI's mpirun or srun --mpi=pmix)",
+                  "this library was built without PMIx (install libpmix-dev and rebuild)");
+#endif
+  }
+  if (getenv("PMI_FD")) {
+    /* Slurm's srun --mpi=pmi2 (Hydra sets HYDI_CONTROL_FD). Its server takes
+     * one init per connection, PMI-1 or PMI2: after MPI_Init we speak PMI-1
+     * on MPI's session (boot_pmi1.c); before it, MPI's own init would hang. */
+    if (getenv("SLURM_STEP_ID") && !getenv("HYDI_CONTROL_FD")) {
+      int mpi = boot_mpi_state();
+      if (mpi == 0)
+        boot_unusable("srun --mpi=pmi2 in a program that uses MPI",
+                      "gasnet_init was called before MPI_Init: Slurm's PMI server takes one "
+                      "init per process, and MPI's would hang; call MPI_Init first, or use srun --mpi=pmix");
+#ifdef HAVE_PMI2
+      if (mpi < 0) {
+        boot_kvs_use(&boot_pmi2_kvs);
+        return &boot_kvs_ops;
+      }
+#endif
+    }
+    boot_kvs_use(&boot_pmi1_kvs);
+    return &boot_kvs_ops;
+  }
+  if (env_num("OMPI_COMM_WORLD_SIZE") > 1) {
+    snprintf(why, sizeof why, "Open MPI's launcher (OMPI_COMM_WORLD_SIZE=%ld)", env_num("OMPI_COMM_WORLD_SIZE"));
+    boot_unusable(why, "it passed no PMIx server (no PMIX_NAMESPACE)");
+  }
+  if (getenv("SLURM_STEP_ID") && env_num("SLURM_NTASKS") > 1) {
+    snprintf(why, sizeof why, "srun with %ld tasks (SLURM_STEP_ID is set)", env_num("SLURM_NTASKS"));
+    boot_unusable(why, "it gave them no PMI: use srun --mpi=pmi2 or srun --mpi=pmix");
+  }
+  if (env_num("PMI_SIZE") > 1) {
+    snprintf(why, sizeof why, "a PMI launcher (PMI_SIZE=%ld)", env_num("PMI_SIZE"));
+    boot_unusable(why, "it passed no PMI_FD (PMI_PORT singletons are not supported)");
+  }
+  return NULL;
 }
 
 int boot_init(int *argc, char ***argv)
@@ -47,97 +156,44 @@ int boot_init(int *argc, char ***argv)
   (void)argc; (void)argv;
   if (boot.inited) return -EALREADY;
   boot.inited = 1;
-
-  const char *fdstr = getenv(BOOT_FD_ENV);
-  if (!fdstr) {                                      /* no launcher: one rank */
-    boot.rank = 0; boot.size = 1;
-    int rc = spawn_random(boot.key, sizeof boot.key);
-    return rc < 0 ? boot_fail(rc, "getrandom") : 0;
+  const char *s = getenv("GASNET_SPAWNER");
+  int rc;
+  if (s && *s) {
+    if ((rc = pick_named(s, &boot.ops)) < 0) return rc;
+  } else {
+    boot.ops = pick_auto();
   }
-
-  char line[SPAWN_TICKET_MAX], *end;
-  spawn_ticket_t t;
-  long tfd = strtol(fdstr, &end, 10);
-  unsetenv(BOOT_FD_ENV);           /* not for this rank's own children */
-  if (*end || tfd < 0 || tfd > 65535) return boot_fail(-EINVAL, BOOT_FD_ENV " is not a descriptor");
-  int rc = spawn_ticket_read((int)tfd, line, sizeof line);
-  close((int)tfd);
-  if (rc < 0) return boot_fail(rc, "reading the launcher ticket");
-  rc = spawn_ticket_parse(line, &t);
-  memset(line, 0, sizeof line);
-  if (rc < 0) return boot_fail(rc, "malformed launcher ticket");
-
-  uint8_t *body;
-  size_t len;
-  const char *why;
-  char host[256] = "";
-  gethostname(host, sizeof host - 1);
-  rc = spawn_client_join(&t, host, &boot.fd, &body, &len, &why);
-  if (rc == 0) {
-    spawn_job_key(t.secret, boot.key);
-    rc = spawn_welcome_rank_decode(body, len, &boot.rank, &boot.size, &boot.env, &boot.nenv);
-    why = "malformed WELCOME from launcher";
-    free(body);
-    if (rc < 0) { close(boot.fd); boot.fd = -1; }
+  if (!boot.ops) {                                   /* no launcher: one rank */
+    rc = spawn_random(boot.key, sizeof boot.key);
+    return rc < 0 ? boot_err("none", rc, "getrandom") : 0;
   }
-  memset(&t, 0, sizeof t);
-  return rc < 0 ? boot_fail(rc, why) : 0;
+  return boot.ops->init(&boot.rank, &boot.size, boot.key);
 }
 
 uint32_t boot_rank(void) { return boot.rank; }
 uint32_t boot_size(void) { return boot.size; }
-
-/* One collective round trip: send our part, wait for the combined result. */
-static int boot_coll(uint32_t op, uint32_t len, uint32_t lo, const void *data, size_t dlen,
-                     void *out, size_t outlen)
-{
-  spawn_buf_t b = {0};
-  spawn_hdr_t h;
-  uint8_t *p;
-  size_t plen;
-  spawn_coll_encode(&b, lo, 1, data, dlen);
-  int rc = spawn_send_frame(boot.fd, SPAWN_COLL, op, len, b.p, b.len);
-  spawn_buf_free(&b);
-  if (rc < 0) boot_lost(rc, "send");
-  if ((rc = spawn_recv_frame(boot.fd, &h, &p, &plen)) < 0) boot_lost(rc, "receive");
-  if (h.type != SPAWN_COLL_RESULT || h.a != op || h.b != len || plen != outlen) {
-    free(p);
-    boot_lost(-EPROTO, "unexpected reply to a collective");
-  }
-  if (outlen) memcpy(out, p, outlen);
-  free(p);
-  return 0;
-}
+const char *boot_name(void) { return boot.ops ? boot.ops->name : "none"; }
 
 int boot_exchange(const void *mine, size_t len, void *all)
 {
-  if (boot.fd < 0) { if (len) memmove(all, mine, len); return 0; }
-  if (len > SPAWN_MAX_RAW / boot.size) return boot_fail(-EMSGSIZE, "boot_exchange");
-  return boot_coll(SPAWN_OP_EXCHANGE, (uint32_t)len, boot.rank, mine, len, all, len * boot.size);
+  if (!boot.ops) { if (len) memmove(all, mine, len); return 0; }
+  return boot.ops->exchange(mine, len, all);
 }
 
 int boot_broadcast(void *buf, size_t len, uint32_t root)
 {
-  if (root >= boot.size) return boot_fail(-EINVAL, "boot_broadcast root");
-  if (boot.fd < 0) return 0;
-  if (len > SPAWN_MAX_RAW) return boot_fail(-EMSGSIZE, "boot_broadcast");
-  return boot_coll(SPAWN_OP_BCAST, (uint32_t)len, root, buf,
-                   boot.rank == root ? len : 0, buf, len);
+  if (root >= boot.size) return boot_err(boot_name(), -EINVAL, "boot_broadcast root %u", (unsigned)root);
+  return boot.ops ? boot.ops->broadcast(buf, len, root) : 0;
 }
 
 int boot_barrier(void)
 {
-  if (boot.fd < 0) return 0;
-  return boot_coll(SPAWN_OP_BARRIER, 0, boot.rank, NULL, 0, NULL, 0);
+  return boot.ops ? boot.ops->barrier() : 0;
 }
 
 const char *boot_getenv(const char *name)
 {
-  if (!boot.env) return getenv(name);
-  size_t n = strlen(name);
-  for (uint32_t i = 0; i < boot.nenv; i++)
-    if (!strncmp(boot.env[i], name, n) && boot.env[i][n] == '=') return boot.env[i] + n + 1;
-  return NULL;
+  return boot.ops && boot.ops->getenv ? boot.ops->getenv(name) : getenv(name);
 }
 
 void boot_job_key(unsigned char key[BOOT_JOB_KEY_LEN])
@@ -147,29 +203,18 @@ void boot_job_key(unsigned char key[BOOT_JOB_KEY_LEN])
 
 int boot_self_addr(struct sockaddr_storage *addr, socklen_t *len)
 {
-  if (boot.fd < 0) return -ENOTCONN;
-  *len = sizeof *addr;
-  if (getsockname(boot.fd, (struct sockaddr *)addr, len) < 0) return -errno;
-  return 0;
+  return boot.ops && boot.ops->self_addr ? boot.ops->self_addr(addr, len) : -ENOTCONN;
 }
 
 void boot_fini(int code)
 {
-  if (boot.fd < 0) return;
-  /* the node learns the rest from our exit and the connection's EOF */
-  spawn_send_frame(boot.fd, SPAWN_FINI, (uint32_t)code, 0, NULL, 0);
-  shutdown(boot.fd, SHUT_WR);
+  if (boot.ops) boot.ops->fini(code);
 }
 
 void boot_abort(int code, const char *why)
 {
-  if (boot.fd < 0) {
-    if (why) fprintf(stderr, "gasnet: abort: %s\n", why);
-    fflush(stderr);
-    _exit(code ? code : 1);
-  }
-  /* the launcher prints `why` and tears the job down */
-  spawn_send_frame(boot.fd, SPAWN_ABORT, (uint32_t)code, 0, why, why ? strlen(why) : 0);
-  shutdown(boot.fd, SHUT_WR);
+  if (boot.ops) boot.ops->abort(code, why);      /* it prints why, or has it printed */
+  else if (why) fprintf(stderr, "gasnet: abort: %s\n", why);
+  fflush(stderr);
   _exit(code ? code : 1);
 }

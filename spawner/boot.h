@@ -1,15 +1,17 @@
 /*
  * boot.h - the bootstrap client: what a GASNet process (a "rank") gets from
- * the job launcher (gasnetrun) that started it.
+ * the job launcher that started it: gasnetrun, or a cluster's launcher
+ * through PMI (mpiexec, mpirun, srun). boot.c picks the back end.
  *
  * The core (core/) calls these, and nothing else in the library talks to the
  * launcher. Every call here is collective-free except where it says
  * "collective": a collective call must be made by every rank, in the same
  * order, or the job hangs until the launcher tears it down.
  *
- * A program started without gasnetrun (no launcher in its environment) is a
- * job of one rank: boot_init succeeds with rank 0 of 1, the collectives are
- * local copies, boot_getenv is getenv.
+ * A program started without any launcher is a job of one rank: boot_init
+ * succeeds with rank 0 of 1, the collectives are local copies, boot_getenv
+ * is getenv. Under PMI boot_getenv is getenv too: those launchers pass the
+ * environment to every rank themselves.
  *
  * Thread safety: none. The core serialises its calls (one at a time).
  * Errors: a call that returns int returns 0 on success and a negative errno
@@ -37,6 +39,9 @@ int boot_init(int *argc, char ***argv);
 /* This process's rank, 0..boot_size()-1, and the number of ranks. */
 uint32_t boot_rank(void);
 uint32_t boot_size(void);
+
+/* The back end in use: "gasnetrun", "pmi1", "pmi2", "pmix" or "none". */
+const char *boot_name(void);
 
 /*
  * Collective all-gather: every rank contributes `len` bytes (the same len on
@@ -75,8 +80,8 @@ void boot_job_key(unsigned char key[BOOT_JOB_KEY_LEN]);
  * the rest of the job, but a loopback address when that node was itself
  * reached over loopback (this host listed as "localhost" or 127.0.0.1): the
  * core then binds to its route toward a remote rank instead
- * (gasnetc_pick_bind_addr). Returns -ENOTCONN for a one-rank job without a
- * launcher (the transport then uses 127.0.0.1).
+ * (gasnetc_pick_bind_addr). Returns -ENOTCONN when there is no such
+ * connection (no launcher, or PMI): the core then finds an address itself.
  */
 int boot_self_addr(struct sockaddr_storage *addr, socklen_t *len);
 
