@@ -1,0 +1,153 @@
+#!/bin/bash
+# t-launchers.sh - GASNet jobs started by the launchers clusters run, through
+# PMI (docs/launcher.md, "Other launchers"): MPICH's mpiexec (PMI-1 wire),
+# Open MPI's mpirun (PMIx), and a one-node Slurm started by this test
+# (tests/lib/slurm.sh) with srun --mpi=pmi2 and --mpi=pmix. Under each:
+#   - a classic client on 4 ranks: AM checksums, puts/gets; every rank PASSED
+#   - a hybrid MPI + GASNet program (t_hybrid.c), both init orders where the
+#     launcher allows them: gasnet_mynode() == MPI rank, one MPI_Allreduce
+#     of values fetched over GASNet AMs
+#   - gasnet_exit(42) on the last rank: the launcher ends with 42
+#   - SIGKILL of one rank: the launcher ends, no rank is left
+# MPICH programs under srun --mpi=pmi2 must call MPI_Init first; the other
+# order must stop with the message that says so, not hang.
+# timeout: 480
+# conduits: udp tcp
+set -u
+. "$TOP/tests/lib/conduit.sh"
+. "$TOP/tests/lib/hang.sh"
+. "$TOP/tests/lib/slurm.sh"
+cd "$TOP" || exit 1
+UC=$(echo "$CONDUIT" | tr a-z A-Z)
+tmp=$(mktemp -d)
+trap 'slurm_stop; rm -rf "$tmp"' EXIT
+fails=0; skips=""
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+ok() { echo "ok   $*"; }
+LIBS="$TOP/.libs/libgasnet-$CONDUIT-seq.a $(pkg-config --libs libuv) -lz -pthread"
+
+# ---- the programs ----
+gcc -std=gnu99 -DGASNET_SEQ -DGASNET_CONDUIT_$UC -Iinclude tests/clients/classic_core.c \
+    -o "$tmp/classic" $LIBS || { echo "cannot build the classic client"; exit 1; }
+EXIT_PROG="$TOP/tests/core/t_exit"; [ "$CONDUIT" = tcp ] && EXIT_PROG="$TOP/tests/core/tcp/t_exit"
+have_mpich=0; have_ompi=0
+command -v mpicc.mpich >/dev/null && mpicc.mpich -DGASNET_CONDUIT_$UC -Iinclude tests/pmi/t_hybrid.c \
+    -o "$tmp/hy-mpich" $LIBS && have_mpich=1
+command -v mpicc.openmpi >/dev/null && mpicc.openmpi -DGASNET_CONDUIT_$UC -Iinclude tests/pmi/t_hybrid.c \
+    -o "$tmp/hy-ompi" $LIBS && have_ompi=1
+
+OMPIRUN="mpirun.openmpi --allow-run-as-root --oversubscribe"
+export OMPI_MCA_btl_vader_single_copy_mechanism=none   # no CMA in containers
+
+# run_classic LABEL CMD...: 4 ranks, each PASSED, the conduit named
+run_classic() {
+    local label=$1; shift
+    out=$(timeout 120 "$@" "$tmp/classic" 30 2>&1); rc=$?
+    n=$(echo "$out" | grep -c "classic client PASSED")
+    if [ $rc = 0 ] && [ "$n" = 4 ]; then ok "$label: classic client, 4 of 4 ranks PASSED"
+    else fail "$label: classic client: exit $rc, $n of 4 PASSED"; echo "$out" | tail -5; fi
+}
+
+# run_hybrid LABEL PROG ORDER CMD...: 4 ranks agree and the sum is right
+run_hybrid() {
+    local label=$1 prog=$2 order=$3; shift 3
+    out=$(timeout 120 "$@" "$prog" "$order" 2>&1); rc=$?
+    n=$(echo "$out" | grep -c "^hybrid rank .* ok$")
+    echo "$out" | grep -m1 "^hybrid rank 0" | sed 's/^/     /'
+    if [ $rc = 0 ] && [ "$n" = 4 ]; then ok "$label: hybrid $order, 4 of 4 ranks agree with MPI"
+    else fail "$label: hybrid $order: exit $rc, $n of 4 ok"; echo "$out" | tail -5; fi
+}
+
+# run_exit LABEL CMD...: the last rank's gasnet_exit(42) is the job's code
+run_exit() {
+    local label=$1; shift
+    out=$(timeout 120 "$@" "$EXIT_PROG" poll 2>&1); rc=$?
+    if [ $rc = 42 ] && ! echo "$out" | grep -q SURVIVED; then ok "$label: gasnet_exit(42) on rank 3 ends the job with 42"
+    else fail "$label: gasnet_exit(42): exit $rc"; echo "$out" | tail -5; fi
+}
+
+# run_kill LABEL CMD...: SIGKILL one rank; the launcher ends, nothing is left
+run_kill() {
+    local label=$1; shift
+    "$@" "$EXIT_PROG" wait >"$tmp/kill.out" 2>&1 &
+    local lpid=$! pid="" i
+    for i in $(seq 1 150); do
+        pid=$(sed -n 's/^node 1: pid \([0-9]*\) .*/\1/p' "$tmp/kill.out")
+        [ -n "$pid" ] && [ "$(grep -c ': pid ' "$tmp/kill.out")" = 4 ] && break
+        sleep 0.2
+    done
+    [ -n "$pid" ] || { fail "$label: kill: the job never started"; cat "$tmp/kill.out" | tail -5; kill -9 $lpid; wait $lpid; return; }
+    hang_t0
+    kill -9 "$pid"
+    for i in $(seq 1 100); do kill -0 $lpid 2>/dev/null || break; sleep 0.2; done
+    kill -0 $lpid 2>/dev/null && kill -9 $lpid
+    wait $lpid; rc=$?
+    secs=$(hang_secs)
+    if hang_check "$label: launcher ended after rank 1 was killed (exit $rc)" "$secs" 20 1 &&
+       hang_wait_gone 10 1 "$EXIT_PROG wait" >/dev/null; then
+        ok "$label: SIGKILL of rank 1 ended the job (exit $rc), no rank left"
+    else
+        fail "$label: SIGKILL of rank 1: ranks left"; pgrep -af "$EXIT_PROG" | head
+        pkill -9 -f "$EXIT_PROG wait"
+    fi
+}
+
+# ---- MPICH's mpiexec (Hydra, PMI-1) ----
+if command -v mpiexec.mpich >/dev/null; then
+    M="mpiexec.mpich -n 4"
+    run_classic "mpiexec.mpich" $M
+    if [ $have_mpich = 1 ]; then
+        run_hybrid "mpiexec.mpich" "$tmp/hy-mpich" mpi-first $M
+        run_hybrid "mpiexec.mpich" "$tmp/hy-mpich" gasnet-first $M
+    fi
+    run_exit "mpiexec.mpich" $M
+    run_kill "mpiexec.mpich" $M
+else
+    skips="$skips mpiexec.mpich"
+fi
+
+# ---- Open MPI's mpirun (PMIx) ----
+if command -v mpirun.openmpi >/dev/null; then
+    run_classic "mpirun.openmpi" $OMPIRUN -n 4
+    if [ $have_ompi = 1 ]; then
+        run_hybrid "mpirun.openmpi" "$tmp/hy-ompi" mpi-first $OMPIRUN -n 4
+        run_hybrid "mpirun.openmpi" "$tmp/hy-ompi" gasnet-first $OMPIRUN -n 4
+    fi
+    run_exit "mpirun.openmpi" $OMPIRUN -n 4
+    run_kill "mpirun.openmpi" $OMPIRUN -n 4
+else
+    skips="$skips mpirun.openmpi"
+fi
+
+# ---- Slurm's srun: PMI2 and PMIx ----
+if slurm_start; then
+    S="srun -n 4 -O"
+    run_classic "srun --mpi=pmi2" $S --mpi=pmi2
+    run_classic "srun --mpi=pmix" $S --mpi=pmix
+    if [ $have_mpich = 1 ]; then
+        run_hybrid "srun --mpi=pmi2" "$tmp/hy-mpich" mpi-first $S --mpi=pmi2
+        out=$(timeout 60 $S --mpi=pmi2 "$tmp/hy-mpich" gasnet-first 2>&1); rc=$?
+        if [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "gasnet_init was called before MPI_Init"; then
+            ok "srun --mpi=pmi2: hybrid gasnet-first stops at once (exit $rc): $(echo "$out" | grep -m1 'gasnet boot' | cut -c1-90)..."
+        else fail "srun --mpi=pmi2: hybrid gasnet-first: exit $rc"; echo "$out" | tail -3; fi
+    fi
+    if [ $have_ompi = 1 ]; then
+        run_hybrid "srun --mpi=pmix" "$tmp/hy-ompi" mpi-first $S --mpi=pmix
+        run_hybrid "srun --mpi=pmix" "$tmp/hy-ompi" gasnet-first $S --mpi=pmix
+    fi
+    run_exit "srun --mpi=pmi2" $S --mpi=pmi2
+    run_exit "srun --mpi=pmix" $S --mpi=pmix
+    # -K (--kill-on-bad-exit): Slurm ends the step when a task dies
+    run_kill "srun -K --mpi=pmi2" $S -K --mpi=pmi2
+    run_kill "srun -K --mpi=pmix" $S -K --mpi=pmix
+    out=$(timeout 60 $S --mpi=none "$tmp/classic" 2>&1); rc=$?
+    if [ $rc != 0 ] && [ "$(echo "$out" | grep -c 'started by srun with 4 tasks')" = 4 ]; then
+        ok "srun --mpi=none: every task says srun gave it no PMI (exit $rc)"
+    else fail "srun --mpi=none: exit $rc"; echo "$out" | tail -3; fi
+else
+    skips="$skips slurm($SLURM_WHY)"
+fi
+
+for s in $skips; do echo "SKIPPED PART: $s"; done
+[ $fails = 0 ] && echo "t-launchers: all passed"
+exit $fails
