@@ -114,6 +114,17 @@ static int word(const char *key, char *out, size_t cap)
   return -ENOENT;
 }
 
+/* The reply line made printable for an error message (at most 80 bytes). */
+static const char *shown(void)
+{
+  static char out[81];
+  size_t i;
+  for (i = 0; i < 80 && p1.line[i]; i++)
+    out[i] = p1.line[i] >= 0x20 && p1.line[i] < 0x7f ? p1.line[i] : '?';
+  out[i] = 0;
+  return out;
+}
+
 /* Send `req`, read the reply, check that it is cmd=`cmd` with rc 0 (when it
  * carries an rc). */
 static int call(const char *req, const char *cmd)
@@ -122,7 +133,7 @@ static int call(const char *req, const char *cmd)
   int r;
   if ((r = send_line(req)) < 0 || (r = read_line()) < 0) return r;
   if (word("cmd", got, sizeof got) < 0 || strcmp(got, cmd))
-    return boot_err(NAME, -EPROTO, "expected cmd=%s, got '%.80s'", cmd, p1.line);
+    return boot_err(NAME, -EPROTO, "expected cmd=%s, got '%s'", cmd, shown());
   if (word("rc", rc, sizeof rc) == 0 && strcmp(rc, "0")) {
     if (word("msg", msg, sizeof msg) < 0) snprintf(msg, sizeof msg, "no message");
     return boot_err(NAME, -EPROTO, "%s failed: rc=%s (%s)", cmd, rc, msg);
@@ -143,7 +154,7 @@ static int env_uint(const char *name, uint32_t *out)
 static int maxes_num(const char *key, size_t *out)
 {
   char v[24], *end;
-  if (word(key, v, sizeof v) < 0) return boot_err(NAME, -EPROTO, "no %s in '%.80s'", key, p1.line);
+  if (word(key, v, sizeof v) < 0) return boot_err(NAME, -EPROTO, "no %s in '%s'", key, shown());
   unsigned long x = strtoul(v, &end, 10);
   if (*end || !*v) return boot_err(NAME, -EPROTO, "%s='%s' is not a number", key, v);
   *out = x;
@@ -177,7 +188,7 @@ static int p1_init(uint32_t *rank, uint32_t *size)
   if (boot_pmi1_kvs.max_val > PMI1_LINE_MAX - 64) boot_pmi1_kvs.max_val = PMI1_LINE_MAX - 64;
   if ((rc = call("cmd=get_my_kvsname\n", "my_kvsname")) < 0) return rc;
   if (word("kvsname", p1.kvsname, sizeof p1.kvsname) < 0)
-    return boot_err(NAME, -EPROTO, "no usable kvsname in '%.80s'", p1.line);
+    return boot_err(NAME, -EPROTO, "no usable kvsname in '%s'", shown());
   return 0;
 }
 
