@@ -10,13 +10,15 @@
  *                fence, get. boot_kvs.c builds the collectives on top of
  *                it once, for every such launcher.
  *
+ * HAVE_PMI2 and HAVE_PMIX come from spawner/Makefile.am (configure's
+ * choice); a build without them has gasnetrun and pmi1 only.
+ *
  * Every function returns 0 or a negative errno value, after printing one
  * line that names the back end and the problem ("gasnet boot (pmi1): ...").
  */
 #ifndef BOOT_INTERNAL_H
 #define BOOT_INTERNAL_H
 
-#include "config.h"  /* HAVE_PMI2, HAVE_PMIX */
 #include "boot.h"
 
 typedef struct boot_ops {

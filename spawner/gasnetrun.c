@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -127,6 +128,44 @@ static int run_node(spawn_node_t *node)
 
 /* ------------------------------------------------------------------ relay */
 
+/* A GASNET_CSPAWN_CMD worker keeps for its ranks the descriptors its own
+ * launcher gave it (mpiexec's PMI_FD, say): those open now, above stderr,
+ * except `skip` (the ticket file). Ascending, as spawn_proc.c wants them. */
+static void keep_inherited_fds(spawn_node_t *n, int skip)
+{
+  DIR *d = opendir("/proc/self/fd");
+  struct dirent *e;
+  int cap = 0;
+  if (!d) return;
+  while ((e = readdir(d))) {
+    char *end;
+    long fd = strtol(e->d_name, &end, 10);
+    if (*end || fd <= 2 || fd == skip || fd == dirfd(d)) continue;
+    if (n->nkeep == cap) n->keep_fds = realloc(n->keep_fds, (size_t)(cap = cap * 2 + 8) * sizeof *n->keep_fds);
+    n->keep_fds[n->nkeep++] = (int)fd;
+  }
+  closedir(d);
+  for (int i = 1; i < n->nkeep; i++)          /* insertion sort: a handful */
+    for (int j = i; j > 0 && n->keep_fds[j - 1] > n->keep_fds[j]; j--) {
+      int x = n->keep_fds[j]; n->keep_fds[j] = n->keep_fds[j - 1]; n->keep_fds[j - 1] = x;
+    }
+}
+
+/* A worker's number from its launcher's per-task variables, when there is
+ * one: the launcher's numbering then decides which block of ranks it runs
+ * (and, one rank per worker, that rank is the launcher's rank too). */
+static uint32_t launcher_task_id(void)
+{
+  static const char *const vars[] = { "PMI_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", NULL };
+  for (int i = 0; vars[i]; i++) {
+    const char *v = getenv(vars[i]);
+    char *end;
+    unsigned long x = v && *v ? strtoul(v, &end, 10) : 0;
+    if (v && *v && !*end && x < SPAWN_ID_ANY) return (uint32_t)x;
+  }
+  return SPAWN_ID_ANY;
+}
+
 static int relay_main(const char *ticket_file)
 {
   static spawn_node_t node;
@@ -143,6 +182,7 @@ static int relay_main(const char *ticket_file)
     fprintf(stderr, SPAWN_NAME ": relay on %s: cannot read %s: %s\n", node.host, ticket_file, strerror(errno));
     return 1;
   }
+  if (ticket_file) keep_inherited_fds(&node, fd);
   rc = spawn_ticket_read(fd, line, sizeof line);
   if (ticket_file) close(fd);
   if (rc < 0 || spawn_ticket_parse(line, &t) < 0) {
@@ -150,6 +190,7 @@ static int relay_main(const char *ticket_file)
     return 1;
   }
   memset(line, 0, sizeof line);
+  if (ticket_file && t.id == SPAWN_ID_ANY) t.id = launcher_task_id();
   if (!strcmp(t.addr, "-")) {                /* launcher = ssh's client end */
     const char *sc = getenv("SSH_CONNECTION");
     if (!sc || sscanf(sc, "%63s", t.addr) != 1) {
@@ -243,6 +284,14 @@ int main(int argc, char **argv)
     else if (o->ssh_nodefile) read_hostfile(&hosts, &nhosts, o->ssh_nodefile);
   }
   if ((have_h || hostfile) && nhosts == 0) die2("the host list is empty");
+  /* Inside a Slurm allocation with no host list: srun starts one relay per
+   * allocated node (docs/launcher.md, "Inside a Slurm allocation"). */
+  uint32_t alloc_nodes = 0;
+  if (!nhosts && !o->cspawn_cmd && (!o->mode || o->mode == 'C') && getenv("SLURM_JOB_ID")) {
+    const char *nn = getenv("SLURM_JOB_NUM_NODES") ? getenv("SLURM_JOB_NUM_NODES") : getenv("SLURM_NNODES");
+    alloc_nodes = parse_count("SLURM_JOB_NUM_NODES", nn ? nn : "1");
+    o->cspawn_cmd = SPAWN_SRUN_CMD;
+  }
   char mode = o->mode ? o->mode : o->cspawn_cmd ? 'C' : nhosts ? 'S' : 'L';
   if (mode == 'C' && !o->cspawn_cmd) die2("GASNET_SPAWNFN=C needs GASNET_CSPAWN_CMD");
   if (mode == 'S' && nhosts == 0) die2("ssh spawn needs hosts (-H, --hostfile, GASNET_SSH_SERVERS or GASNET_SSH_NODEFILE)");
@@ -297,6 +346,7 @@ int main(int argc, char **argv)
     }
   } else {
     cfg.cspawn = 1;
+    cfg.workers = alloc_nodes ? (alloc_nodes < n ? alloc_nodes : n) : n;
     cfg.nhosts = nhosts;                     /* only for %M */
     cfg.hosts = calloc(nhosts + 1, sizeof *cfg.hosts);
     for (uint32_t h = 0; h < nhosts; h++) cfg.hosts[h].name = hosts[h];

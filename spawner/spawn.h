@@ -24,6 +24,11 @@
 
 #define SPAWN_NAME "gasnetrun"
 
+/* GASNET_CSPAWN_CMD's value inside a Slurm allocation when none is given:
+ * one relay per allocated node (%W of them), each running a block of ranks.
+ * -K: Slurm ends the step if a relay dies; no PMI, the relays need none. */
+#define SPAWN_SRUN_CMD "srun --nodes=%W --ntasks=%W --ntasks-per-node=1 --kill-on-bad-exit=1 --mpi=none %C"
+
 /* One host of a subtree and the ranks it runs (consecutive). */
 typedef struct spawn_host {
   char *name;
@@ -41,6 +46,7 @@ typedef struct spawn_cfg {
   spawn_host_t *hosts;       /* this node's host (if self_host) then its subtree */
   uint32_t connect_ms;       /* deadline for a started relay to connect back */
   uint32_t cspawn;           /* 1: root whose kids are GASNET_CSPAWN_CMD workers */
+  uint32_t workers;          /* cspawn: how many (each runs a block of ranks) */
   char *cwd;                 /* where ranks run */
   char *relay_path;          /* this program, on every host */
   uint32_t argc, nexports, nenv;
@@ -145,11 +151,15 @@ struct spawn_node {
   spawn_kid_t *kids;
   uint32_t nkids, kids_connected;
   pid_t cspawn_pid;          /* the GASNET_CSPAWN_CMD shell; 0 once reaped */
+  uint64_t cspawn_idle_ms;   /* when every worker was over (it may still exit) */
   char *keyfile;             /* cspawn ticket file, removed once all joined */
   spawn_conn_t *parent;      /* relays: connection to the parent node */
   spawn_conn_t *unauth;      /* accepted, not yet authenticated */
   uv_poll_t stdin_poll;      /* relays started by ssh: EOF = parent gone */
   int watch_stdin;
+  int ticket_fd;             /* where our ranks find their ticket pipe */
+  int *keep_fds, nkeep;      /* cspawn workers: descriptors the launcher gave
+                                us, passed on to our ranks (PMI_FD, ...) */
   uv_signal_t sigchld, sig[3];
   uv_timer_t tick;
   char *exec_path;           /* resolved program for own ranks */

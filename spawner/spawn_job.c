@@ -122,7 +122,7 @@ void spawn_job_host_of(uint32_t rank, char *out, size_t len)
   for (uint32_t i = 0; i < c->nhosts; i++)
     if (rank >= c->hosts[i].lo && rank - c->hosts[i].lo < c->hosts[i].n) h = c->hosts[i].name;
   for (uint32_t i = 0; c->cspawn && i < n->nkids; i++)
-    if (n->kids[i].lo == rank && n->kids[i].host) h = n->kids[i].host;
+    if (rank - n->kids[i].lo < n->kids[i].n && n->kids[i].host) h = n->kids[i].host;
   snprintf(out, len, "%s", h);
 }
 

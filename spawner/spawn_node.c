@@ -201,8 +201,8 @@ static void kid_welcome(spawn_node_t *n, spawn_conn_t *c, spawn_kid_t *k, const 
 {
   spawn_cfg_t *pc = n->cfg, kc = *pc;
   spawn_host_t self;
-  if (pc->cspawn) {            /* a worker: one rank, the next free one */
-    self.name = k->host; self.lo = k->lo; self.n = 1;
+  if (pc->cspawn) {            /* a worker: its block of ranks */
+    self.name = k->host; self.lo = k->lo; self.n = k->n;
     kc.hosts = &self; kc.nhosts = 1;
     kc.cspawn = 0;
   } else {
@@ -251,13 +251,16 @@ static void conn_auth(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t *p, s
   }
   if (kind != SPAWN_KIND_RELAY) { reject(c, "unknown kind"); return; }
   spawn_kid_t *k = NULL;
-  if (cfg->cspawn && id == SPAWN_ID_ANY && n->kids_connected < n->nkids) {
-    k = &n->kids[n->kids_connected];
-    k->host = strdup(a.host);
+  if (cfg->cspawn && id == SPAWN_ID_ANY) {        /* the first free block */
+    for (uint32_t i = 0; i < n->nkids && !k; i++)
+      if (!n->kids[i].connected && !n->kids[i].lost) k = &n->kids[i];
+  } else if (cfg->cspawn) {    /* the launcher numbered it (PMI_RANK, SLURM_PROCID, ...) */
+    if (id < n->nkids && !n->kids[id].connected && !n->kids[id].lost) k = &n->kids[id];
   } else if (!cfg->cspawn && id < n->nkids && !n->kids[id].connected && !n->kids[id].lost) {
     k = &n->kids[id];
   }
   if (!k) { reject(c, "no relay expected with that id"); return; }
+  if (cfg->cspawn) k->host = strdup(a.host);
   k->conn = c; k->connected = 1;
   n->kids_connected++;
   c->role = SPAWN_CONN_KID; c->owner = k;
@@ -569,6 +572,10 @@ void spawn_node_check(spawn_node_t *n)
     if (k->stdin_fd >= 0) { close(k->stdin_fd); k->stdin_fd = -1; }
   }
   if (left || n->finished) return;
+  /* the command (srun, mpiexec) ends by itself once its workers have:
+   * give it NODE_LINGER_MS, so that it need not report being killed */
+  if (n->cspawn_pid > 0 && !n->cspawn_idle_ms) n->cspawn_idle_ms = spawn_now_ms();
+  if (n->cspawn_pid > 0 && spawn_now_ms() - n->cspawn_idle_ms < NODE_LINGER_MS) return;
   if (n->cspawn_pid > 0) kill(n->cspawn_pid, SIGTERM);
   n->finished = 1;
   if (n->is_root) spawn_job_done();
@@ -691,7 +698,7 @@ int spawn_node_start(spawn_node_t *n)
   /* kids: the hosts after our own, in at most `degree` consecutive chunks */
   uint32_t first = c->self_host ? 1 : 0, m = c->nhosts - first;
   if (c->cspawn) {
-    n->nkids = c->size;
+    n->nkids = c->workers;
   } else if (m > 0) {
     n->nkids = m < c->degree ? m : c->degree;
   }
@@ -701,7 +708,11 @@ int spawn_node_start(spawn_node_t *n)
     k->id = i;
     k->stdin_fd = -1;
     k->started_ms = spawn_now_ms();
-    if (c->cspawn) { k->lo = i; k->n = 1; continue; }
+    if (c->cspawn) {           /* worker i: a block of consecutive ranks */
+      k->lo = (uint32_t)((uint64_t)i * c->size / n->nkids);
+      k->n = (uint32_t)((uint64_t)(i + 1) * c->size / n->nkids) - k->lo;
+      continue;
+    }
     k->h0 = first + (uint32_t)((uint64_t)i * m / n->nkids);
     k->nh = first + (uint32_t)((uint64_t)(i + 1) * m / n->nkids) - k->h0;
     k->host = strdup(c->hosts[k->h0].name);

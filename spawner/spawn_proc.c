@@ -25,7 +25,7 @@
 
 extern char **environ;
 
-#define RANK_TICKET_FD 3   /* where a rank finds its ticket pipe */
+#define RANK_TICKET_FD 3   /* where a rank finds its ticket pipe, unless kept */
 
 char *spawn_describe_status(int status, char *buf, size_t len)
 {
@@ -129,9 +129,35 @@ static char **rank_env(spawn_node_t *n)
       v[k++] = e;
     }
   }
-  v[k++] = "GASNET_BOOT_FD=3";
+  char *fdvar = malloc(32);
+  snprintf(fdvar, 32, "GASNET_BOOT_FD=%d", n->ticket_fd);
+  v[k++] = fdvar;
   v[k] = NULL;
   return v;
+}
+
+/* The first descriptor from RANK_TICKET_FD up that is not a kept one. */
+static int ticket_fd(const spawn_node_t *n)
+{
+  int fd = RANK_TICKET_FD;
+  for (int i = 0; i < n->nkeep; i++)      /* keep_fds ascending */
+    if (n->keep_fds[i] == fd) fd++;
+  return fd;
+}
+
+/* In a rank's child: close every descriptor from 3 up except the ticket
+ * and the kept ones, so nothing else of ours leaks into it. The gaps
+ * between the descriptors to keep (ascending, the ticket merged in) go. */
+static void close_all_but(const spawn_node_t *n)
+{
+  unsigned lo = 3, t = (unsigned)n->ticket_fd;
+  for (int i = 0, ticket_done = 0;; ) {
+    unsigned next = i < n->nkeep ? (unsigned)n->keep_fds[i] : ~0u;
+    if (!ticket_done && t < next) { next = t; ticket_done = 1; } else i++;
+    if (next > lo) close_range(lo, next - 1, 0);
+    if (next == ~0u) return;
+    lo = next + 1;
+  }
 }
 
 int spawn_proc_ranks(spawn_node_t *n)
@@ -149,6 +175,7 @@ int spawn_proc_ranks(spawn_node_t *n)
     n->ranks[i].rank = c->lo + i;
     n->ranks[i].reported = 1;
   }
+  n->ticket_fd = ticket_fd(n);
   if (!n->exec_path && !(n->exec_path = spawn_proc_which(c->argv[0], getenv("PATH")))) {
     spawn_node_fail(n, "host %s: cannot find program '%s'", n->host, c->argv[0]);
     return 0;                  /* the failure tears the job down */
@@ -171,9 +198,9 @@ int spawn_proc_ranks(spawn_node_t *n)
       child_stdin_null();
       dup2(out[1], 1);
       dup2(err[1], 2);
-      if (tk[0] == RANK_TICKET_FD) fcntl(tk[0], F_SETFD, 0);
-      else dup2(tk[0], RANK_TICKET_FD);
-      close_range(RANK_TICKET_FD + 1, ~0u, 0);   /* nothing else of ours leaks */
+      if (tk[0] == n->ticket_fd) fcntl(tk[0], F_SETFD, 0);
+      else dup2(tk[0], n->ticket_fd);
+      close_all_but(n);
       execve(n->exec_path, c->argv, n->rank_env);
       dprintf(2, SPAWN_NAME ": cannot execute '%s': %s\n", n->exec_path, strerror(errno));
       _exit(127);
@@ -280,8 +307,9 @@ out:
   return rc;
 }
 
-/* Expand GASNET_CSPAWN_CMD: %N count, %C per-process command, %D cwd,
- * %M hosts (comma separated), %P program, %% a percent sign. */
+/* Expand GASNET_CSPAWN_CMD: %N count, %W workers (processes to start: %N,
+ * or the allocation's nodes for the srun default), %C per-process command,
+ * %D cwd, %M hosts (comma separated), %P program, %% a percent sign. */
 static char *cspawn_expand(spawn_node_t *n, const char *tmpl, const char *percmd)
 {
   spawn_cfg_t *c = n->cfg;
@@ -292,6 +320,7 @@ static char *cspawn_expand(spawn_node_t *n, const char *tmpl, const char *percmd
     char *q = NULL;
     switch (*++s) {
     case 'N': snprintf(num, sizeof num, "%u", (unsigned)c->size); spawn_buf_put(&b, num, strlen(num)); break;
+    case 'W': snprintf(num, sizeof num, "%u", (unsigned)c->workers); spawn_buf_put(&b, num, strlen(num)); break;
     case 'C': spawn_buf_put(&b, percmd, strlen(percmd)); break;
     case 'D': q = shell_quote(c->cwd); break;
     case 'P': q = shell_quote(c->argv[0]); break;
@@ -376,7 +405,8 @@ void spawn_proc_reap(spawn_node_t *n)
     if (pid == n->cspawn_pid) {
       n->cspawn_pid = 0;
       if ((!WIFEXITED(st) || WEXITSTATUS(st)) && n->kids_connected < n->nkids) {
-        for (uint32_t i = n->kids_connected; i < n->nkids; i++) { n->kids[i].lost = 1; n->kids[i].ended_ms = now; }
+        for (uint32_t i = 0; i < n->nkids; i++)
+          if (!n->kids[i].connected && !n->kids[i].lost) { n->kids[i].lost = 1; n->kids[i].ended_ms = now; }
         if (!n->is_root || !spawn_job_dying())
           spawn_node_fail(n, "GASNET_CSPAWN_CMD %s before all %u processes connected",
                           spawn_describe_status(st, why, sizeof why), (unsigned)n->nkids);
