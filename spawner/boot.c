@@ -198,6 +198,7 @@ const char *boot_getenv(const char *name)
 
 void boot_job_key(unsigned char key[BOOT_JOB_KEY_LEN])
 {
+  if (boot.ops && boot.ops->key_ready) boot.ops->key_ready();
   memcpy(key, boot.key, BOOT_JOB_KEY_LEN);
 }
 

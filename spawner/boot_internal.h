@@ -23,11 +23,13 @@
 
 typedef struct boot_ops {
   const char *name;
+  /* key: static storage for the job key; valid once key_ready ran */
   int (*init)(uint32_t *rank, uint32_t *size, uint8_t key[BOOT_JOB_KEY_LEN]);
   int (*exchange)(const void *mine, size_t len, void *all);
   int (*broadcast)(void *buf, size_t len, uint32_t root);
   int (*barrier)(void);
   const char *(*getenv)(const char *name);   /* NULL: the process's getenv */
+  void (*key_ready)(void);                   /* NULL, or make init's key valid */
   int (*self_addr)(struct sockaddr_storage *addr, socklen_t *len);
   void (*fini)(int code);
   void (*abort)(int code, const char *why);  /* may return: boot.c exits */

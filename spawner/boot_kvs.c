@@ -13,8 +13,10 @@
  *
  * Exchange: every rank puts its blob, fence, every rank gets all of them.
  * Broadcast: the root puts, fence, the others get. Barrier: a fence.
- * The job key: rank 0 draws 32 random bytes and broadcasts them at init, so
- * anyone who can read the launcher's key-value space can read it
+ * The job key: rank 0 draws 32 random bytes and puts them at init (as
+ * generation 0); the others get them after the first fence, which every
+ * bootstrap has before the key is used, so start-up costs no extra fence.
+ * Anyone who can read the launcher's key-value space can read the key
  * (docs/security.md, "Under PMI").
  */
 #include "boot_internal.h"
@@ -31,6 +33,7 @@ static struct {
   boot_kvs_t *kvs;
   uint32_t rank, size, gen;
   char *val;                  /* one value, kvs->max_val + 1 bytes */
+  uint8_t *key;               /* the job key, still to get (NULL: have it) */
 } kv;
 
 void boot_kvs_use(boot_kvs_t *kvs)
@@ -84,7 +87,7 @@ static void key_of(char *key, size_t cap, uint32_t gen, uint32_t rank, size_t ch
   snprintf(key, cap, "gn%u-%u-%zu", (unsigned)gen, (unsigned)rank, chunk);
 }
 
-static int put_blob(const void *p, size_t len)
+static int put_blob(uint32_t gen, const void *p, size_t len)
 {
   const uint8_t *src = p;
   uint8_t *z = NULL;
@@ -102,7 +105,7 @@ static int put_blob(const void *p, size_t len)
     size_t n = stored - off < cb ? stored - off : cb, h = 0;
     if (c == 0) h = (size_t)sprintf(kv.val, "%zu.%zu.", stored, len);
     b64_encode(src + off, n, kv.val + h);
-    key_of(key, sizeof key, kv.gen, kv.rank, c);
+    key_of(key, sizeof key, gen, kv.rank, c);
     rc = kv.kvs->put(key, kv.val);
     off += n;
   }
@@ -110,12 +113,12 @@ static int put_blob(const void *p, size_t len)
   return rc;
 }
 
-/* Rank r's blob of this generation into out, which holds exactly len bytes. */
-static int get_blob(uint32_t r, void *out, size_t len)
+/* Rank r's blob of generation gen into out, which holds exactly len bytes. */
+static int get_blob(uint32_t gen, uint32_t r, void *out, size_t len)
 {
   char key[64], *end;
   size_t cb = chunk_bytes();
-  key_of(key, sizeof key, kv.gen, r, 0);
+  key_of(key, sizeof key, gen, r, 0);
   int rc = kv.kvs->get(r, key, kv.val, kv.kvs->max_val + 1);
   if (rc < 0) return rc;
   unsigned long long stored = strtoull(kv.val, &end, 10), raw = 0;
@@ -129,7 +132,7 @@ static int get_blob(uint32_t r, void *out, size_t len)
   for (size_t c = 0, off = 0; rc == 0 && off < stored; c++) {
     size_t n = stored - off < cb ? stored - off : cb;
     if (c > 0) {
-      key_of(key, sizeof key, kv.gen, r, c);
+      key_of(key, sizeof key, gen, r, c);
       if ((rc = kv.kvs->get(r, key, kv.val, kv.kvs->max_val + 1)) < 0) break;
       text = kv.val;
     }
@@ -146,14 +149,25 @@ static int get_blob(uint32_t r, void *out, size_t len)
 
 /* ---- boot_ops_t ------------------------------------------------------------ */
 
+/* A fence; after the first one, the job key that rank 0 put at init. */
+static int kvs_fence(void)
+{
+  int rc = kv.kvs->fence();
+  if (rc == 0 && kv.key) {
+    rc = get_blob(0, 0, kv.key, BOOT_JOB_KEY_LEN);
+    kv.key = NULL;
+  }
+  return rc;
+}
+
 static int kvs_broadcast(void *buf, size_t len, uint32_t root)
 {
   int rc = 0;
   if (len > SPAWN_MAX_RAW) return boot_err(kv.kvs->name, -EMSGSIZE, "boot_broadcast of %zu bytes", len);
   kv.gen++;
-  if (kv.rank == root) rc = put_blob(buf, len);
-  if (rc == 0) rc = kv.kvs->fence();
-  if (rc == 0 && kv.rank != root) rc = get_blob(root, buf, len);
+  if (kv.rank == root) rc = put_blob(kv.gen, buf, len);
+  if (rc == 0) rc = kvs_fence();
+  if (rc == 0 && kv.rank != root) rc = get_blob(kv.gen, root, buf, len);
   return rc;
 }
 
@@ -170,9 +184,12 @@ static int kvs_init(uint32_t *rank, uint32_t *size, uint8_t key[BOOT_JOB_KEY_LEN
   if (!(kv.val = malloc(kv.kvs->max_val + 1))) return boot_err(kv.kvs->name, -ENOMEM, "init");
   *rank = kv.rank;
   *size = kv.size;
-  if (kv.rank == 0 && (rc = spawn_random(key, BOOT_JOB_KEY_LEN)) < 0)
-    return boot_err(kv.kvs->name, rc, "getrandom");
-  return kvs_broadcast(key, BOOT_JOB_KEY_LEN, 0);
+  if (kv.rank != 0) {
+    kv.key = key;
+    return 0;
+  }
+  if ((rc = spawn_random(key, BOOT_JOB_KEY_LEN)) < 0) return boot_err(kv.kvs->name, rc, "getrandom");
+  return put_blob(0, key, BOOT_JOB_KEY_LEN);
 }
 
 static int kvs_exchange(const void *mine, size_t len, void *all)
@@ -180,15 +197,21 @@ static int kvs_exchange(const void *mine, size_t len, void *all)
   int rc;
   if (len > SPAWN_MAX_RAW / kv.size) return boot_err(kv.kvs->name, -EMSGSIZE, "boot_exchange of %zu bytes", len);
   kv.gen++;
-  if ((rc = put_blob(mine, len)) < 0 || (rc = kv.kvs->fence()) < 0) return rc;
+  if ((rc = put_blob(kv.gen, mine, len)) < 0 || (rc = kvs_fence()) < 0) return rc;
   for (uint32_t r = 0; r < kv.size && rc == 0; r++) {
     if (r == kv.rank) memmove((char *)all + (size_t)r * len, mine, len);
-    else rc = get_blob(r, (char *)all + (size_t)r * len, len);
+    else rc = get_blob(kv.gen, r, (char *)all + (size_t)r * len, len);
   }
   return rc;
 }
 
-static int kvs_barrier(void) { return kv.kvs->fence(); }
+static int kvs_barrier(void) { return kvs_fence(); }
+
+/* boot_job_key before any collective: fence now to learn it. */
+static void kvs_key_ready(void)
+{
+  if (kv.key && kvs_fence() < 0) boot_abort(1, "cannot learn the job key from the launcher");
+}
 
 static void kvs_fini(int code)
 {
@@ -196,10 +219,15 @@ static void kvs_fini(int code)
   kv.kvs->fini();
 }
 
+/* The launcher kills every rank on an abort, its output forwarders too:
+ * give our last line a moment to pass through them first. */
+#define KVS_ABORT_FLUSH_US 100000
+
 static void kvs_abort(int code, const char *why)
 {
   if (why) fprintf(stderr, "gasnet: abort: %s\n", why);
   fflush(stderr);
+  usleep(KVS_ABORT_FLUSH_US);
   kv.kvs->abort(code ? code : 1, why);
 }
 
@@ -209,6 +237,7 @@ boot_ops_t boot_kvs_ops = {
   .exchange = kvs_exchange,
   .broadcast = kvs_broadcast,
   .barrier = kvs_barrier,
+  .key_ready = kvs_key_ready,
   .fini = kvs_fini,
   .abort = kvs_abort,
 };

@@ -4,6 +4,10 @@
 # Open MPI's mpirun (PMIx), and a one-node Slurm started by this test
 # (tests/lib/slurm.sh) with srun --mpi=pmi2 and --mpi=pmix. Under each:
 #   - a classic client on 4 ranks: AM checksums, puts/gets; every rank PASSED
+#   - (udp run only: the bootstrap alone) the bootstrap collectives through
+#     the launcher's key-value space: exchanges of 3000 bytes per rank (raw,
+#     several values at PMI's 1024-byte limit) and 20000 (compressed), a
+#     100000-byte broadcast, barriers; every rank checks every byte
 #   - a hybrid MPI + GASNet program (t_hybrid.c), both init orders where the
 #     launcher allows them: gasnet_mynode() == MPI rank, one MPI_Allreduce
 #     of values fetched over GASNet AMs
@@ -46,6 +50,17 @@ run_classic() {
     n=$(echo "$out" | grep -c "classic client PASSED")
     if [ $rc = 0 ] && [ "$n" = 4 ]; then ok "$label: classic client, 4 of 4 ranks PASSED"
     else fail "$label: classic client: exit $rc, $n of 4 PASSED"; echo "$out" | tail -5; fi
+}
+
+# run_boot LABEL CMD...: t_boot's collectives, every byte checked by every rank
+run_boot() {
+    [ "$CONDUIT" = udp ] || return 0
+    local label=$1; shift
+    out=$(timeout 120 "$@" "$TOP/tests/spawner/t_boot" -x 3000 -x 20000 -b 100000 2 -B 2 2>&1); rc=$?
+    n=$(echo "$out" | grep -c "exchange(3000 x 4) ok .*exchange(20000 x 4) ok .*bcast(100000 from 2) ok .*barriers(2) ok")
+    sums=$(echo "$out" | grep "^rank" | sed 's/^rank [0-9]*\/4: //' | sort -u | wc -l)
+    if [ $rc = 0 ] && [ "$n" = 4 ] && [ "$sums" = 1 ]; then ok "$label: bootstrap exchange 3000/20000 B, broadcast 100000 B: 4 of 4 ranks, same sums"
+    else fail "$label: bootstrap collectives: exit $rc, $n of 4 ok, $sums distinct lines"; echo "$out" | tail -5; fi
 }
 
 # run_hybrid LABEL PROG ORDER CMD...: 4 ranks agree and the sum is right
@@ -96,6 +111,7 @@ run_kill() {
 if command -v mpiexec.mpich >/dev/null; then
     M="mpiexec.mpich -n 4"
     run_classic "mpiexec.mpich" $M
+    run_boot "mpiexec.mpich" $M
     if [ $have_mpich = 1 ]; then
         run_hybrid "mpiexec.mpich" "$tmp/hy-mpich" mpi-first $M
         run_hybrid "mpiexec.mpich" "$tmp/hy-mpich" gasnet-first $M
@@ -109,6 +125,7 @@ fi
 # ---- Open MPI's mpirun (PMIx) ----
 if command -v mpirun.openmpi >/dev/null; then
     run_classic "mpirun.openmpi" $OMPIRUN -n 4
+    run_boot "mpirun.openmpi" $OMPIRUN -n 4
     if [ $have_ompi = 1 ]; then
         run_hybrid "mpirun.openmpi" "$tmp/hy-ompi" mpi-first $OMPIRUN -n 4
         run_hybrid "mpirun.openmpi" "$tmp/hy-ompi" gasnet-first $OMPIRUN -n 4
@@ -124,6 +141,8 @@ if slurm_start; then
     S="srun -n 4 -O"
     run_classic "srun --mpi=pmi2" $S --mpi=pmi2
     run_classic "srun --mpi=pmix" $S --mpi=pmix
+    run_boot "srun --mpi=pmi2" $S --mpi=pmi2
+    run_boot "srun --mpi=pmix" $S --mpi=pmix
     if [ $have_mpich = 1 ]; then
         run_hybrid "srun --mpi=pmi2" "$tmp/hy-mpich" mpi-first $S --mpi=pmi2
         out=$(timeout 60 $S --mpi=pmi2 "$tmp/hy-mpich" gasnet-first 2>&1); rc=$?
