@@ -1,8 +1,8 @@
 #!/bin/bash
 # t-scripts.sh - the benchmark scripts of tests/bench run once, briefly, so
 # that they cannot rot: bar.sh (300 round trips, without its 30 s dead-peer
-# row), death.sh (2 s timeout), startup.sh, tree_startup.sh and teardown.sh
-# (one repetition each). Passes when every script completes; the figures are
+# row), death.sh (2 s timeout), startup.sh, tree_startup.sh, teardown.sh
+# and launchers.sh (one repetition each). Passes when every script completes; the figures are
 # printed, never compared with anything.
 # timeout: 120
 set -u
@@ -20,5 +20,6 @@ brief "death.sh 2" ./death.sh 2
 brief "startup.sh 1" ./startup.sh 1
 brief "tree_startup.sh 1" ./tree_startup.sh 1
 brief "teardown.sh 1" ./teardown.sh 1
+brief "launchers.sh 1" ./launchers.sh 1
 [ $fails = 0 ] && echo "t-scripts: all passed"
 exit $fails

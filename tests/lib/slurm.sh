@@ -29,7 +29,7 @@ slurm_start() {
     local d=$SLURM_DIR host cpus
     host=$(hostname -s)
     cpus=$(nproc)
-    mkdir -p "$d/state" "$d/spool" /run/munge
+    mkdir -p "$d/state" "$d/spool" "$d/tmp" /run/munge
     head -c 1024 /dev/urandom >"$d/munge.key"
     chmod 600 "$d/munge.key"
     munged --key-file="$d/munge.key" --socket="$d/munge.sock" --pid-file="$d/munged.pid" \
@@ -46,6 +46,7 @@ CredType=cred/munge
 AuthInfo=socket=$d/munge.sock
 StateSaveLocation=$d/state
 SlurmdSpoolDir=$d/spool
+TmpFS=$d/tmp
 SlurmctldPidFile=$d/slurmctld.pid
 SlurmdPidFile=$d/slurmd.pid
 SlurmctldLogFile=$d/slurmctld.log
@@ -59,6 +60,9 @@ ReturnToService=2
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=p Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8
 EOF
+    # the PMIx plugin's per-step directories (spmix_appdir_*) go here too,
+    # not to /tmp, where a step that ended badly would leave them
+    echo "PMIxCliTmpDirBase=$d/tmp" >"$d/mpi.conf"
     export SLURM_CONF="$d/slurm.conf"
     slurmctld -f "$SLURM_CONF" || { SLURM_WHY="slurmctld did not start"; return 1; }
     slurmd -f "$SLURM_CONF" || { SLURM_WHY="slurmd did not start"; return 1; }
@@ -71,16 +75,24 @@ EOF
     return 1
 }
 
+# The daemons by their pid files (read once: a daemon removes its own as it
+# stops), given 5 s; then every process still working in the directory
+# (slurmd and slurmstepd run there; a step stuck on a hung task keeps
+# slurmd from stopping) is killed.
 slurm_stop() {
     [ -n "${SLURM_DIR:-}" ] && [ -d "$SLURM_DIR" ] || return 0
-    local f pid
+    local f pid pids="" p
     for f in slurmd slurmctld munged; do
-        pid=$(cat "$SLURM_DIR/$f.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
+        pid=$(cat "$SLURM_DIR/$f.pid" 2>/dev/null) && kill "$pid" 2>/dev/null && pids="$pids $pid"
     done
-    for f in slurmd slurmctld munged; do
-        pid=$(cat "$SLURM_DIR/$f.pid" 2>/dev/null) || continue
+    for pid in $pids; do
         for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null
+    done
+    for p in /proc/[0-9]*; do
+        case "$(readlink "$p/cwd" 2>/dev/null)" in
+            "$SLURM_DIR"|"$SLURM_DIR"/*) kill -9 "${p#/proc/}" 2>/dev/null ;;
+        esac
     done
     rm -rf "$SLURM_DIR"
     SLURM_DIR=""

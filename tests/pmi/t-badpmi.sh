@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 120
 # t-badpmi.sh - bad input from a PMI server, and launchers this build cannot
 # use (docs/launcher.md, "Other launchers"):
 #   - a fake PMI-1 server (fake_pmi1.py) that truncates a reply, sends an
@@ -9,7 +10,6 @@
 #     SLURM_STEP_ID with SLURM_NTASKS, PMI_SIZE) stop the program with one
 #     line naming it; SLURM_NTASKS alone (any batch script) is a one-rank job;
 #   - GASNET_SPAWNER: an unknown name, gasnetrun without gasnetrun, none.
-# timeout: 120
 set -u
 cd "$TOP" || exit 1
 P="$TOP/contrib/examples/hello"

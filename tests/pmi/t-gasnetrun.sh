@@ -1,4 +1,6 @@
 #!/bin/bash
+# timeout: 240
+# conduits: udp tcp
 # t-gasnetrun.sh - gasnetrun with the launchers clusters run
 # (docs/launcher.md, "Inside a Slurm allocation", "Custom commands"):
 #   - inside a Slurm allocation (salloc, this test's one-node Slurm) with no
@@ -8,15 +10,13 @@
 #   - GASNET_CSPAWN_CMD='mpiexec.mpich -n %N %C' and 'srun ... %C': the
 #     launcher's PMI_FD and variables reach each rank, which takes its number
 #     from PMI_RANK / SLURM_PROCID: a hybrid MPI + GASNet program agrees.
-# timeout: 240
-# conduits: udp tcp
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/slurm.sh"
 cd "$TOP" || exit 1
 UC=$(echo "$CONDUIT" | tr a-z A-Z)
 tmp=$(mktemp -d)
-trap 'slurm_stop; rm -rf "$tmp"' EXIT
+trap 'slurm_stop; pkill -9 -f "$tmp/"; rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 LIBS="$TOP/.libs/libgasnet-$CONDUIT-seq.a $(pkg-config --libs libuv) -lz -pthread"

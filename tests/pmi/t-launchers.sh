@@ -1,4 +1,6 @@
 #!/bin/bash
+# timeout: 300
+# conduits: udp tcp
 # t-launchers.sh - GASNet jobs started by the launchers clusters run, through
 # PMI (docs/launcher.md, "Other launchers"): MPICH's mpiexec (PMI-1 wire),
 # Open MPI's mpirun (PMIx), and a one-node Slurm started by this test
@@ -15,8 +17,6 @@
 #   - SIGKILL of one rank: the launcher ends, no rank is left
 # MPICH programs under srun --mpi=pmi2 must call MPI_Init first; the other
 # order must stop with the message that says so, not hang.
-# timeout: 480
-# conduits: udp tcp
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/hang.sh"
@@ -24,7 +24,7 @@ set -u
 cd "$TOP" || exit 1
 UC=$(echo "$CONDUIT" | tr a-z A-Z)
 tmp=$(mktemp -d)
-trap 'slurm_stop; rm -rf "$tmp"' EXIT
+trap 'slurm_stop; pkill -9 -f "$tmp/"; pkill -9 -f "$EXIT_PROG wait"; rm -rf "$tmp"' EXIT
 fails=0; skips=""
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 ok() { echo "ok   $*"; }
