@@ -18,8 +18,7 @@ reps=${1:-5}
 . "$top/tests/lib/slurm.sh"
 trap 'slurm_stop' EXIT
 
-stats() { sort -n | awk '{ v[NR] = $1 } END { printf "min %7.1f  median %7.1f", v[1], v[int((NR + 1) / 2)] }'; }
-ms_of() { local s=$(date +%s%N); "$@" >/dev/null 2>&1 || echo "FAILED: $*" >&2; echo "scale=1; ($(date +%s%N) - $s) / 1000000" | bc; }
+. "$top/tests/bench/timing.sh"
 row() { # label n job-stats floor-stats
   local jm rm
   jm=$(echo "$3" | awk '{print $4}'); rm=$(echo "$4" | awk '{print $4}')

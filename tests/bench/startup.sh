@@ -13,8 +13,7 @@ ref=$top/tests/bench/startup_ref
 reps=${1:-7}
 [ -x "$run" ] && [ -x "$rank" ] && [ -x "$ref" ] || { echo "startup.sh: build first (make)"; exit 1; }
 
-stats() { sort -n | awk '{ v[NR] = $1 } END { printf "min %7.1f  median %7.1f", v[1], v[int((NR + 1) / 2)] }'; }
-ms_of() { local s=$(date +%s%N); "$@" >/dev/null || echo "FAILED: $*" >&2; echo "scale=1; ($(date +%s%N) - $s) / 1000000" | bc; }
+. "$top/tests/bench/timing.sh"
 
 printf "%-6s %-34s %-34s %s\n" ranks "gasnetrun start+barrier+exit (ms)" "fork/exec+wait /bin/true (ms)" ratio
 for n in 2 16 64 256; do

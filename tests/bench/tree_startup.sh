@@ -14,12 +14,7 @@ reps=${1:-5}
 [ -x "$run" ] && [ -x "$rank" ] || { echo "tree_startup.sh: build first (make)"; exit 1; }
 unset GASNET_SSH_SERVERS GASNET_SSH_NODEFILE GASNET_CSPAWN_CMD GASNET_SPAWNFN
 
-stats() { sort -n | awk '{ v[NR] = $1 } END { printf "min %7.1f  median %7.1f", v[1], v[int((NR + 1) / 2)] }'; }
-ms_of() {
-  local t0=$EPOCHREALTIME
-  "$@" >/dev/null || echo "FAILED: $*" >&2
-  awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f\n", (b - a) * 1000 }'
-}
+. "$top/tests/bench/timing.sh"
 
 tree=$(for i in $(seq "$reps"); do
   GASNET_SSH_CMD=$top/tests/spawner/fake-ssh GASNET_SSH_OUT_DEGREE=2 \
