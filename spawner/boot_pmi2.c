@@ -31,6 +31,9 @@ static char jobid[PMI2_MAX_VALLEN];
 static int p2_init(uint32_t *rank, uint32_t *size)
 {
   int spawned, sz, rk, appnum, rc;
+  if (boot_mpi_state() == 1)   /* Slurm's server would never answer a second init */
+    return boot_err(NAME, -EBUSY, "MPI_Init has opened this process's PMI session already; "
+                    "use GASNET_SPAWNER=pmi1 (or leave GASNET_SPAWNER unset)");
   if ((rc = boot_dl_load(NAME, PMI2_LIB, "libpmi2-0", syms, (void **)&fn)) < 0) return rc;
   if ((rc = fn.init(&spawned, &sz, &rk, &appnum)) != PMI2_SUCCESS)
     return boot_err(NAME, -EPROTO, "PMI2_Init failed (error %d)", rc);
