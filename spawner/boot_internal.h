@@ -44,6 +44,7 @@ typedef struct boot_ops {
 typedef struct boot_kvs {
   const char *name;                          /* "pmi1", "pmi2", "pmix" */
   size_t max_key, max_val;                   /* set by init */
+  int local_gets;            /* a get after a fence costs no round trip */
   int (*init)(uint32_t *rank, uint32_t *size);
   int (*put)(const char *key, const char *val);
   int (*fence)(void);

@@ -120,6 +120,7 @@ static void px_fini(void) { fn.finalize(NULL, 0); }
 
 boot_kvs_t boot_pmix_kvs = {
   .name = NAME,
+  .local_gets = 1,           /* the fence collected every value here */
   .init = px_init,
   .put = px_put,
   .fence = px_fence,

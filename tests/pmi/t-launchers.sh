@@ -7,9 +7,11 @@
 # (tests/lib/slurm.sh) with srun --mpi=pmi2 and --mpi=pmix. Under each:
 #   - a classic client on 4 ranks: AM checksums, puts/gets; every rank PASSED
 #   - (udp run only: the bootstrap alone) the bootstrap collectives through
-#     the launcher's key-value space: exchanges of 3000 bytes per rank (raw,
-#     several values at PMI's 1024-byte limit) and 20000 (compressed), a
-#     100000-byte broadcast, barriers; every rank checks every byte
+#     the launcher's key-value space on 12 ranks (past spawner/boot_kvs.c's
+#     KVS_DIRECT_MAX, so PMI-1 and PMI2 exchanges gather at rank 0; the
+#     4-rank jobs above get directly): exchanges of 3000 bytes per rank
+#     (raw, several values at PMI's 1024-byte limit) and 20000 (compressed),
+#     a 100000-byte broadcast, barriers; every rank checks every byte
 #   - a hybrid MPI + GASNet program (t_hybrid.c), both init orders where the
 #     launcher allows them: gasnet_mynode() == MPI rank, one MPI_Allreduce
 #     of values fetched over GASNet AMs
@@ -57,10 +59,10 @@ run_boot() {
     [ "$CONDUIT" = udp ] || return 0
     local label=$1; shift
     out=$(timeout 120 "$@" "$TOP/tests/spawner/t_boot" -x 3000 -x 20000 -b 100000 2 -B 2 2>&1); rc=$?
-    n=$(echo "$out" | grep -c "exchange(3000 x 4) ok .*exchange(20000 x 4) ok .*bcast(100000 from 2) ok .*barriers(2) ok")
-    sums=$(echo "$out" | grep "^rank" | sed 's/^rank [0-9]*\/4: //' | sort -u | wc -l)
-    if [ $rc = 0 ] && [ "$n" = 4 ] && [ "$sums" = 1 ]; then ok "$label: bootstrap exchange 3000/20000 B, broadcast 100000 B: 4 of 4 ranks, same sums"
-    else fail "$label: bootstrap collectives: exit $rc, $n of 4 ok, $sums distinct lines"; echo "$out" | tail -5; fi
+    n=$(echo "$out" | grep -c "exchange(3000 x 12) ok .*exchange(20000 x 12) ok .*bcast(100000 from 2) ok .*barriers(2) ok")
+    sums=$(echo "$out" | grep "^rank" | sed 's/^rank [0-9]*\/12: //' | sort -u | wc -l)
+    if [ $rc = 0 ] && [ "$n" = 12 ] && [ "$sums" = 1 ]; then ok "$label: bootstrap exchange 3000/20000 B, broadcast 100000 B: 12 of 12 ranks, same sums"
+    else fail "$label: bootstrap collectives: exit $rc, $n of 12 ok, $sums distinct lines"; echo "$out" | tail -5; fi
 }
 
 # run_hybrid LABEL PROG ORDER CMD...: 4 ranks agree and the sum is right
@@ -111,7 +113,7 @@ run_kill() {
 if command -v mpiexec.mpich >/dev/null; then
     M="mpiexec.mpich -n 4"
     run_classic "mpiexec.mpich" $M
-    run_boot "mpiexec.mpich" $M
+    run_boot "mpiexec.mpich" mpiexec.mpich -n 12
     if [ $have_mpich = 1 ]; then
         run_hybrid "mpiexec.mpich" "$tmp/hy-mpich" mpi-first $M
         run_hybrid "mpiexec.mpich" "$tmp/hy-mpich" gasnet-first $M
@@ -125,7 +127,7 @@ fi
 # ---- Open MPI's mpirun (PMIx) ----
 if command -v mpirun.openmpi >/dev/null; then
     run_classic "mpirun.openmpi" $OMPIRUN -n 4
-    run_boot "mpirun.openmpi" $OMPIRUN -n 4
+    run_boot "mpirun.openmpi" $OMPIRUN -n 12
     if [ $have_ompi = 1 ]; then
         run_hybrid "mpirun.openmpi" "$tmp/hy-ompi" mpi-first $OMPIRUN -n 4
         run_hybrid "mpirun.openmpi" "$tmp/hy-ompi" gasnet-first $OMPIRUN -n 4
@@ -141,8 +143,8 @@ if slurm_start; then
     S="srun -n 4 -O"
     run_classic "srun --mpi=pmi2" $S --mpi=pmi2
     run_classic "srun --mpi=pmix" $S --mpi=pmix
-    run_boot "srun --mpi=pmi2" $S --mpi=pmi2
-    run_boot "srun --mpi=pmix" $S --mpi=pmix
+    run_boot "srun --mpi=pmi2" srun -n 12 -O --mpi=pmi2
+    run_boot "srun --mpi=pmix" srun -n 12 -O --mpi=pmix
     if [ $have_mpich = 1 ]; then
         run_hybrid "srun --mpi=pmi2" "$tmp/hy-mpich" mpi-first $S --mpi=pmi2
         out=$(timeout 60 $S --mpi=pmi2 "$tmp/hy-mpich" gasnet-first 2>&1); rc=$?
