@@ -1,16 +1,30 @@
-# tests/lib/slurm.sh - a one-node Slurm cluster for one test (sourced).
+# tests/lib/slurm.sh - a Slurm cluster for one test (sourced).
 #
-#   slurm_start      start munged, slurmctld and slurmd in a fresh temporary
-#                    directory (SLURM_DIR), export SLURM_CONF, wait until the
-#                    node is idle. Returns 77-style 1 with SLURM_WHY set when
-#                    it cannot (not root, packages missing, daemons fail).
-#   slurm_stop       stop the daemons by their pid files, remove the
-#                    directory. Safe to call twice; tests trap it on EXIT.
+#   slurm_start      one node, this host: munged, slurmctld and slurmd in a
+#                    fresh temporary directory (SLURM_DIR) on 127.0.0.1;
+#                    export SLURM_CONF, wait until the node is idle.
+#   slurm_start_two NSA ADDRA NSB ADDRB
+#                    two nodes, na and nb, in network namespaces NSA and NSB
+#                    (tests/lib/netns.sh) at ADDRA and ADDRB, slurmctld in
+#                    NSA. Run srun inside NSA with slurm_srun.
+#   slurm_srun ARGS...   srun in NSA (two nodes) or here (one node)
+#   slurm_stop       stop the daemons by their pid files, kill what still
+#                    runs in the directory, remove it. Safe to call twice;
+#                    tests trap it on EXIT.
+# A start returns 1 with SLURM_WHY set when it cannot (not root, packages
+# missing, daemons fail): the caller skips that part and says why.
 #
 # The facts behind this file (Debian 12, Slurm 22.05, as root, no systemd)
-# are in ../shared/notes/slurm-one-node.md. Ports are probed free on
-# 127.0.0.1; nothing binds another address. More tasks than the node's CPUs
-# need srun -O (--overcommit).
+# are in ../shared/notes/slurm-one-node.md. More tasks than a node's CPUs
+# need srun -O (--overcommit). For two nodes on one machine:
+#   - the daemons enter the namespaces with nsenter --net only: `ip netns
+#     exec` mounts a fresh /sys, without the cgroup hierarchies slurmd needs;
+#   - srun runs under `ip netns exec`, which puts /etc/netns/NSA/hosts over
+#     /etc/hosts: srun names this host's address to the nodes, and the host
+#     name must resolve to ADDRA there (here it is 127.0.0.1);
+#   - nb's slurmd has a private mount namespace in which its own directory
+#     covers $SLURM_DIR/tmp: the PMIx plugin puts per-step sockets under
+#     TmpFS, named by job and step only, and two nodes must not share them.
 
 slurm_free_port() {
     python3 - <<'EOF' 2>/dev/null || echo $((20000 + RANDOM % 20000))
@@ -19,17 +33,19 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])
 EOF
 }
 
-slurm_start() {
+# The directory, munged and slurm.conf up to the node lines.
+# slurm__prepare CTLD-ADDR
+slurm__prepare() {
     SLURM_WHY=""
     [ "$(id -u)" = 0 ] || { SLURM_WHY="not root: slurmd and munged need root"; return 1; }
+    local b
     for b in munged slurmctld slurmd srun sinfo; do
-        command -v $b >/dev/null || { SLURM_WHY="$b not installed (contrib/install-deps.sh installs slurmd slurmctld munge)"; return 1; }
+        command -v $b >/dev/null || { SLURM_WHY="$b not installed (contrib/install-deps.sh --tests installs slurmd slurmctld munge)"; return 1; }
     done
     SLURM_DIR=$(mktemp -d /tmp/gasnet-slurm.XXXXXX)
-    local d=$SLURM_DIR host cpus
-    host=$(hostname -s)
-    cpus=$(nproc)
-    mkdir -p "$d/state" "$d/spool" "$d/tmp" /run/munge
+    SLURM_NS=""
+    local d=$SLURM_DIR
+    mkdir -p "$d/state" "$d/tmp" /run/munge
     head -c 1024 /dev/urandom >"$d/munge.key"
     chmod 600 "$d/munge.key"
     munged --key-file="$d/munge.key" --socket="$d/munge.sock" --pid-file="$d/munged.pid" \
@@ -37,7 +53,7 @@ slurm_start() {
         { SLURM_WHY="munged did not start: $(tail -n 1 "$d/munged.err")"; return 1; }
     cat >"$d/slurm.conf" <<EOF
 ClusterName=gasnettest
-SlurmctldHost=$host(127.0.0.1)
+SlurmctldHost=$(hostname -s)($1)
 SlurmUser=root
 SlurmctldPort=$(slurm_free_port)
 SlurmdPort=$(slurm_free_port)
@@ -45,35 +61,77 @@ AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$d/munge.sock
 StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool
-TmpFS=$d/tmp
+SlurmdSpoolDir=$d/spool-%n
 SlurmctldPidFile=$d/slurmctld.pid
-SlurmdPidFile=$d/slurmd.pid
+SlurmdPidFile=$d/slurmd-%n.pid
 SlurmctldLogFile=$d/slurmctld.log
-SlurmdLogFile=$d/slurmd.log
+SlurmdLogFile=$d/slurmd-%n.log
+TmpFS=$d/tmp
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=none
 ReturnToService=2
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
-PartitionName=p Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8
 EOF
     # the PMIx plugin's per-step directories (spmix_appdir_*) go here too,
     # not to /tmp, where a step that ended badly would leave them
     echo "PMIxCliTmpDirBase=$d/tmp" >"$d/mpi.conf"
     export SLURM_CONF="$d/slurm.conf"
-    slurmctld -f "$SLURM_CONF" || { SLURM_WHY="slurmctld did not start"; return 1; }
-    slurmd -f "$SLURM_CONF" || { SLURM_WHY="slurmd did not start"; return 1; }
-    local i
+}
+
+# slurm__wait_idle NODES: until every node is idle (at most 20 s)
+slurm__wait_idle() {
+    local i state
     for i in $(seq 1 100); do
-        [ "$(sinfo -h -o %t 2>/dev/null)" = idle ] && return 0
+        state=$(slurm_srun_env sinfo -h -o %t 2>/dev/null | sort -u | tr '\n' ' ')
+        [ "$state" = "idle " ] && return 0
         sleep 0.2
     done
-    SLURM_WHY="the Slurm node never became idle (sinfo: $(sinfo -h -o %t 2>&1 | head -n 1))"
+    SLURM_WHY="the Slurm nodes never became idle (sinfo: $(slurm_srun_env sinfo -h -o '%N %t' 2>&1 | tr '\n' ' '))"
     return 1
 }
+
+slurm_start() {
+    slurm__prepare 127.0.0.1 || return 1
+    local host; host=$(hostname -s)
+    cat >>"$SLURM_CONF" <<EOF
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=p Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8
+EOF
+    slurmctld -f "$SLURM_CONF" || { SLURM_WHY="slurmctld did not start"; return 1; }
+    slurmd -f "$SLURM_CONF" || { SLURM_WHY="slurmd did not start"; return 1; }
+    slurm__wait_idle
+}
+
+slurm_start_two() {
+    local nsa=$1 a=$2 nsb=$3 b=$4
+    command -v nsenter >/dev/null && command -v unshare >/dev/null ||
+        { SLURM_WHY="nsenter or unshare missing (util-linux)"; return 1; }
+    slurm__prepare "$a" || return 1
+    local d=$SLURM_DIR
+    SLURM_NS=$nsa
+    cat >>"$SLURM_CONF" <<EOF
+NodeName=na NodeAddr=$a NodeHostname=$(hostname -s) CPUs=$(nproc) State=UNKNOWN
+NodeName=nb NodeAddr=$b NodeHostname=$(hostname -s) CPUs=$(nproc) State=UNKNOWN
+PartitionName=p Nodes=na,nb Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8
+EOF
+    mkdir -p "/etc/netns/$nsa" "$d/tmp-nb"
+    printf '127.0.0.1 localhost\n%s %s\n' "$a" "$(hostname)" >"/etc/netns/$nsa/hosts"
+    SLURM_ETC_NETNS=/etc/netns/$nsa
+    nsenter --net="/run/netns/$nsa" slurmctld -f "$SLURM_CONF" || { SLURM_WHY="slurmctld did not start"; return 1; }
+    nsenter --net="/run/netns/$nsa" slurmd -f "$SLURM_CONF" -N na || { SLURM_WHY="slurmd na did not start"; return 1; }
+    unshare -m --propagation private sh -c 'mount --bind "$1/tmp-nb" "$1/tmp" &&
+        exec nsenter --net="/run/netns/$2" slurmd -f "$3" -N nb' sh "$d" "$nsb" "$SLURM_CONF" ||
+        { SLURM_WHY="slurmd nb did not start"; return 1; }
+    slurm__wait_idle
+}
+
+# A Slurm command where the cluster's controller is (NSA for two nodes).
+slurm_srun_env() {
+    if [ -n "${SLURM_NS:-}" ]; then ip netns exec "$SLURM_NS" "$@"; else "$@"; fi
+}
+slurm_srun() { slurm_srun_env srun "$@"; }
 
 # The daemons by their pid files (read once: a daemon removes its own as it
 # stops), given 5 s; then every process still working in the directory
@@ -82,8 +140,8 @@ EOF
 slurm_stop() {
     [ -n "${SLURM_DIR:-}" ] && [ -d "$SLURM_DIR" ] || return 0
     local f pid pids="" p
-    for f in slurmd slurmctld munged; do
-        pid=$(cat "$SLURM_DIR/$f.pid" 2>/dev/null) && kill "$pid" 2>/dev/null && pids="$pids $pid"
+    for f in "$SLURM_DIR"/*.pid; do
+        pid=$(cat "$f" 2>/dev/null) && kill "$pid" 2>/dev/null && pids="$pids $pid"
     done
     for pid in $pids; do
         for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -94,6 +152,7 @@ slurm_stop() {
             "$SLURM_DIR"|"$SLURM_DIR"/*) kill -9 "${p#/proc/}" 2>/dev/null ;;
         esac
     done
+    [ -n "${SLURM_ETC_NETNS:-}" ] && rm -rf "$SLURM_ETC_NETNS"
     rm -rf "$SLURM_DIR"
-    SLURM_DIR=""
+    SLURM_DIR="" SLURM_NS="" SLURM_ETC_NETNS=""
 }
