@@ -82,6 +82,12 @@ static boot_kvs_t *kvs_named(const char *name)
   return NULL;
 }
 
+static const boot_ops_t *use_kvs(boot_kvs_t *k)
+{
+  boot_kvs_use(k);
+  return &boot_kvs_ops;
+}
+
 /* GASNET_SPAWNER=NAME: that back end or an error (-EINVAL). */
 static int pick_named(const char *s, const boot_ops_t **ops)
 {
@@ -94,7 +100,7 @@ static int pick_named(const char *s, const boot_ops_t **ops)
     *ops = &boot_gasnetrun_ops;
     return 0;
   }
-  if ((k = kvs_named(s))) { boot_kvs_use(k); *ops = &boot_kvs_ops; return 0; }
+  if ((k = kvs_named(s))) { *ops = use_kvs(k); return 0; }
   if (!strcmp(s, "pmi2") || !strcmp(s, "pmix"))
     return boot_err(s, -EINVAL, "GASNET_SPAWNER=%s, but this library was built without %s "
                     "(configure found no %s)", s, s,
@@ -102,40 +108,29 @@ static int pick_named(const char *s, const boot_ops_t **ops)
   return boot_err("GASNET_SPAWNER", -EINVAL, "'%s' is not one of gasnetrun, pmi1, pmi2, pmix, none", s);
 }
 
-/* No GASNET_SPAWNER: what the environment shows (docs/launcher.md). */
-static const boot_ops_t *pick_auto(void)
+/* PMI_FD is set: Hydra's mpiexec, or Slurm's srun --mpi=pmi2 (Hydra sets
+ * HYDI_CONTROL_FD). Slurm's server takes one init per connection, PMI-1 or
+ * PMI2: after MPI_Init we speak PMI-1 on MPI's session (boot_pmi1.c);
+ * before it, MPI's own init would hang. */
+static const boot_ops_t *pick_pmi_fd(void)
+{
+  if (getenv("SLURM_STEP_ID") && !getenv("HYDI_CONTROL_FD")) {
+    int mpi = boot_mpi_state();
+    if (mpi == 0)
+      boot_unusable("srun --mpi=pmi2 in a program that uses MPI",
+                    "gasnet_init was called before MPI_Init: Slurm's PMI server takes one "
+                    "init per process, and MPI's would hang; call MPI_Init first, or use srun --mpi=pmix");
+#ifdef HAVE_PMI2
+    if (mpi < 0) return use_kvs(&boot_pmi2_kvs);
+#endif
+  }
+  return use_kvs(&boot_pmi1_kvs);
+}
+
+/* Per-task signs of a launcher that gave us no PMI we can use: stop. */
+static void refuse_unusable(void)
 {
   char why[160];
-  if (getenv("GASNET_BOOT_FD")) return &boot_gasnetrun_ops;
-  if (getenv("PMIX_NAMESPACE") && getenv("PMIX_RANK")) {
-#ifdef HAVE_PMIX
-    boot_kvs_use(&boot_pmix_kvs);
-    return &boot_kvs_ops;
-#else
-    boot_unusable("a PMIx launcher (PMIX_NAMESPACE is set: Open MPI's mpirun or srun --mpi=pmix)",
-                  "this library was built without PMIx (install libpmix-dev and rebuild)");
-#endif
-  }
-  if (getenv("PMI_FD")) {
-    /* Slurm's srun --mpi=pmi2 (Hydra sets HYDI_CONTROL_FD). Its server takes
-     * one init per connection, PMI-1 or PMI2: after MPI_Init we speak PMI-1
-     * on MPI's session (boot_pmi1.c); before it, MPI's own init would hang. */
-    if (getenv("SLURM_STEP_ID") && !getenv("HYDI_CONTROL_FD")) {
-      int mpi = boot_mpi_state();
-      if (mpi == 0)
-        boot_unusable("srun --mpi=pmi2 in a program that uses MPI",
-                      "gasnet_init was called before MPI_Init: Slurm's PMI server takes one "
-                      "init per process, and MPI's would hang; call MPI_Init first, or use srun --mpi=pmix");
-#ifdef HAVE_PMI2
-      if (mpi < 0) {
-        boot_kvs_use(&boot_pmi2_kvs);
-        return &boot_kvs_ops;
-      }
-#endif
-    }
-    boot_kvs_use(&boot_pmi1_kvs);
-    return &boot_kvs_ops;
-  }
   if (env_num("OMPI_COMM_WORLD_SIZE") > 1) {
     snprintf(why, sizeof why, "Open MPI's launcher (OMPI_COMM_WORLD_SIZE=%ld)", env_num("OMPI_COMM_WORLD_SIZE"));
     boot_unusable(why, "it passed no PMIx server (no PMIX_NAMESPACE)");
@@ -148,6 +143,23 @@ static const boot_ops_t *pick_auto(void)
     snprintf(why, sizeof why, "a PMI launcher (PMI_SIZE=%ld)", env_num("PMI_SIZE"));
     boot_unusable(why, "it passed no PMI_FD (PMI_PORT singletons are not supported)");
   }
+}
+
+/* No GASNET_SPAWNER: what the environment shows (docs/launcher.md); NULL
+ * for a job of one rank. */
+static const boot_ops_t *pick_auto(void)
+{
+  if (getenv("GASNET_BOOT_FD")) return &boot_gasnetrun_ops;
+  if (getenv("PMIX_NAMESPACE") && getenv("PMIX_RANK")) {
+#ifdef HAVE_PMIX
+    return use_kvs(&boot_pmix_kvs);
+#else
+    boot_unusable("a PMIx launcher (PMIX_NAMESPACE is set: Open MPI's mpirun or srun --mpi=pmix)",
+                  "this library was built without PMIx (install libpmix-dev and rebuild)");
+#endif
+  }
+  if (getenv("PMI_FD")) return pick_pmi_fd();
+  refuse_unusable();
   return NULL;
 }
 
