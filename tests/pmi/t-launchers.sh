@@ -143,6 +143,8 @@ if slurm_start; then
     S="srun -n 4 -O"
     run_classic "srun --mpi=pmi2" $S --mpi=pmi2
     run_classic "srun --mpi=pmix" $S --mpi=pmix
+    # Slurm's PMI2 server speaks PMI-1 too: the in-tree client there
+    run_classic "srun --mpi=pmi2, GASNET_SPAWNER=pmi1" env GASNET_SPAWNER=pmi1 $S --mpi=pmi2
     run_boot "srun --mpi=pmi2" srun -n 12 -O --mpi=pmi2
     run_boot "srun --mpi=pmix" srun -n 12 -O --mpi=pmix
     if [ $have_mpich = 1 ]; then
