@@ -17,6 +17,10 @@
 #     of values fetched over GASNet AMs
 #   - gasnet_exit(42) on the last rank: the launcher ends with 42
 #   - SIGKILL of one rank: the launcher ends, no rank is left
+#   - (udp run only) a fatal error in rank 1 alone (GASNET_NETWORK naming a
+#     subnet this host lacks) while the others wait for it in the bootstrap
+#     exchange: the launcher is told through the PMI abort and ends them
+#     (srun without -K), the job ends non-zero, the error line reaches the user
 # MPICH programs under srun --mpi=pmi2 must call MPI_Init first; the other
 # order must stop with the message that says so, not hang.
 set -u
@@ -42,6 +46,14 @@ command -v mpicc.mpich >/dev/null && mpicc.mpich -DGASNET_CONDUIT_$UC -Iinclude 
 command -v mpicc.openmpi >/dev/null && mpicc.openmpi -DGASNET_CONDUIT_$UC -Iinclude tests/pmi/t_hybrid.c \
     -o "$tmp/hy-ompi" $LIBS && have_ompi=1
 
+cat >"$tmp/rank1-bad-network.sh" <<'EOS'
+#!/bin/sh
+# rank 1 (by its launcher's variables) gets a network this host lacks
+r=${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-${SLURM_PROCID:-}}}
+[ "$r" = 1 ] && export GASNET_NETWORK=198.51.100.0/24
+exec "$@"
+EOS
+chmod +x "$tmp/rank1-bad-network.sh"
 OMPIRUN="mpirun.openmpi --allow-run-as-root --oversubscribe"
 export OMPI_MCA_btl_vader_single_copy_mechanism=none   # no CMA in containers
 
@@ -63,6 +75,19 @@ run_boot() {
     sums=$(echo "$out" | grep "^rank" | sed 's/^rank [0-9]*\/12: //' | sort -u | wc -l)
     if [ $rc = 0 ] && [ "$n" = 12 ] && [ "$sums" = 1 ]; then ok "$label: bootstrap exchange 3000/20000 B, broadcast 100000 B: 12 of 12 ranks, same sums"
     else fail "$label: bootstrap collectives: exit $rc, $n of 12 ok, $sums distinct lines"; echo "$out" | tail -5; fi
+}
+
+# run_abort LABEL CMD...: a fatal error ends the job through the PMI abort
+run_abort() {
+    [ "$CONDUIT" = udp ] || return 0
+    local label=$1; shift
+    hang_t0
+    out=$(timeout 60 "$@" "$tmp/rank1-bad-network.sh" "$tmp/classic" 2>&1); rc=$?
+    secs=$(hang_secs)
+    why=$(echo "$out" | grep -m1 "GASNET_NETWORK='198.51.100.0/24' matches no interface")
+    if [ $rc != 0 ] && [ $rc != 124 ] && [ -n "$why" ] && hang_check "$label: job end after rank 1's abort" "$secs" 20 1 >/dev/null
+    then ok "$label: rank 1's fatal error ended the job (exit $rc, $secs s): ${why:0:60}..."
+    else fail "$label: rank 1's fatal error: exit $rc after $secs s"; echo "$out" | tail -5; fi
 }
 
 # run_hybrid LABEL PROG ORDER CMD...: 4 ranks agree and the sum is right
@@ -119,6 +144,7 @@ if command -v mpiexec.mpich >/dev/null; then
         run_hybrid "mpiexec.mpich" "$tmp/hy-mpich" gasnet-first $M
     fi
     run_exit "mpiexec.mpich" $M
+    run_abort "mpiexec.mpich" $M
     run_kill "mpiexec.mpich" $M
 else
     skips="$skips mpiexec.mpich"
@@ -133,6 +159,7 @@ if command -v mpirun.openmpi >/dev/null; then
         run_hybrid "mpirun.openmpi" "$tmp/hy-ompi" gasnet-first $OMPIRUN -n 4
     fi
     run_exit "mpirun.openmpi" $OMPIRUN -n 4
+    run_abort "mpirun.openmpi" $OMPIRUN -n 4
     run_kill "mpirun.openmpi" $OMPIRUN -n 4
 else
     skips="$skips mpirun.openmpi"
@@ -160,6 +187,8 @@ if slurm_start; then
     fi
     run_exit "srun --mpi=pmi2" $S --mpi=pmi2
     run_exit "srun --mpi=pmix" $S --mpi=pmix
+    run_abort "srun --mpi=pmi2" $S --mpi=pmi2
+    run_abort "srun --mpi=pmix" $S --mpi=pmix
     # -K (--kill-on-bad-exit): Slurm ends the step when a task dies
     run_kill "srun -K --mpi=pmi2" $S -K --mpi=pmi2
     run_kill "srun -K --mpi=pmix" $S -K --mpi=pmix
