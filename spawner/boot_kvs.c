@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 static struct {
   boot_kvs_t *kvs;
@@ -97,12 +96,10 @@ static int put_blob(uint32_t gen, const void *p, size_t len)
   const uint8_t *src = p;
   uint8_t *z = NULL;
   size_t stored = len, cb = chunk_bytes();
-  if (len > SPAWN_ZLIB_MIN) {
-    uLongf zl = compressBound((uLong)len);
-    if ((z = malloc(zl)) && compress2(z, &zl, p, (uLong)len, 1) == Z_OK && zl < len) {
-      src = z;
-      stored = zl;
-    }
+  size_t zl;
+  if (len > SPAWN_ZLIB_MIN && (z = malloc(spawn_deflate_bound(len))) && (zl = spawn_deflate(p, len, z, len))) {
+    src = z;
+    stored = zl;
   }
   char key[64];
   int rc = 0;
@@ -145,8 +142,7 @@ static int get_blob(uint32_t gen, uint32_t r, void *out, size_t len)
       boot_err(kv.kvs->name, rc, "rank %u's value %s is not what was stored", (unsigned)r, key);
     off += n;
   }
-  uLongf got = (uLongf)len;
-  if (rc == 0 && z && (uncompress(out, &got, z, (uLong)stored) != Z_OK || got != len))
+  if (rc == 0 && z && spawn_inflate(out, len, z, stored) < 0)
     rc = boot_err(kv.kvs->name, -EPROTO, "rank %u's compressed value does not inflate", (unsigned)r);
   free(z);
   return rc;

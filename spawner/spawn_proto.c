@@ -94,17 +94,29 @@ static void hdr_put(uint8_t *p, uint32_t len, uint16_t type, uint16_t flags, uin
   spawn_put32(p + 12, b);
 }
 
+size_t spawn_deflate_bound(size_t len) { return compressBound((uLong)len); }
+
+size_t spawn_deflate(const void *p, size_t len, uint8_t *z, size_t limit)
+{
+  uLongf zlen = compressBound((uLong)len);
+  return compress2(z, &zlen, p, (uLong)len, 1) == Z_OK && zlen < limit ? (size_t)zlen : 0;
+}
+
+int spawn_inflate(void *out, size_t n, const uint8_t *z, size_t zlen)
+{
+  uLongf got = (uLongf)n;
+  return uncompress(out, &got, z, (uLong)zlen) == Z_OK && got == n ? 0 : -EPROTO;
+}
+
 void spawn_frame_put(spawn_buf_t *out, uint16_t type, uint32_t a, uint32_t b,
                      const void *payload, size_t len)
 {
   uint8_t hdr[SPAWN_HDR_LEN];
   if (len > SPAWN_ZLIB_MIN && len <= SPAWN_MAX_RAW) {
-    uLongf zlen = compressBound((uLong)len);
-    size_t at = out->len;
-    spawn_buf_put(out, NULL, SPAWN_HDR_LEN + 4 + zlen);  /* reserve */
+    size_t at = out->len, zlen;
+    spawn_buf_put(out, NULL, SPAWN_HDR_LEN + 4 + spawn_deflate_bound(len));  /* reserve */
     uint8_t *z = out->p + at + SPAWN_HDR_LEN + 4;
-    /* level 1: these are small tables on a LAN; speed matters more */
-    if (compress2(z, &zlen, payload, (uLong)len, 1) == Z_OK && zlen + 4 < len) {
+    if ((zlen = spawn_deflate(payload, len, z, len - 4))) {
       hdr_put(out->p + at, (uint32_t)(zlen + 4), type, SPAWN_F_ZLIB, a, b);
       spawn_put32(out->p + at + SPAWN_HDR_LEN, (uint32_t)len);
       out->len = at + SPAWN_HDR_LEN + 4 + zlen;
@@ -161,8 +173,7 @@ int spawn_frame_payload(const spawn_hdr_t *h, const uint8_t *wire,
   if (n > SPAWN_MAX_RAW) return -EPROTO;
   uint8_t *p = malloc(n ? n : 1);
   if (!p) return -ENOMEM;
-  uLongf got = n;
-  if (uncompress(p, &got, wire + 4, h->len - 4) != Z_OK || got != n) { free(p); return -EPROTO; }
+  if (spawn_inflate(p, n, wire + 4, h->len - 4) < 0) { free(p); return -EPROTO; }
   *raw = p; *rawlen = n; *owned = p;
   return 0;
 }

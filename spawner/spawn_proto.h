@@ -158,6 +158,16 @@ void spawn_auth_mac(const uint8_t secret[SPAWN_SECRET_LEN], char side,
 void spawn_job_key(const uint8_t secret[SPAWN_SECRET_LEN], uint8_t key[32]);
 int spawn_random(void *buf, size_t len);  /* getrandom; 0 or -errno */
 
+/* zlib, one policy for every bootstrap payload (frames here, key-value
+ * blobs in boot_kvs.c): level 1, since these are small tables on a LAN.
+ * spawn_deflate writes at most spawn_deflate_bound(len) bytes to z and
+ * returns their count, or 0 when they would not be fewer than `limit`
+ * (send the payload raw). spawn_inflate fills exactly n bytes of out from
+ * zlen bytes of z: 0, or -EPROTO when they are not a stream of n bytes. */
+size_t spawn_deflate_bound(size_t len);
+size_t spawn_deflate(const void *p, size_t len, uint8_t *z, size_t limit);
+int spawn_inflate(void *out, size_t n, const uint8_t *z, size_t zlen);
+
 /*
  * A ticket is what a process needs to join: one text line
  *   GASNETRUN1 <secret hex> <addr> <port> <kind> <id>

@@ -13,15 +13,13 @@
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/slurm.sh"
+. "$TOP/tests/pmi/build.sh"
 cd "$TOP" || exit 1
-UC=$(echo "$CONDUIT" | tr a-z A-Z)
 tmp=$(mktemp -d)
 trap 'slurm_stop; pkill -9 -f "$tmp/"; rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-LIBS="$TOP/.libs/libgasnet-$CONDUIT-seq.a $(pkg-config --libs libuv) -lz -pthread"
-gcc -std=gnu99 -DGASNET_SEQ -DGASNET_CONDUIT_$UC -Iinclude tests/clients/classic_core.c \
-    -o "$tmp/classic" $LIBS || { echo "cannot build the classic client"; exit 1; }
+pmi_build_classic "$CONDUIT" "$tmp/classic" || { echo "cannot build the classic client"; exit 1; }
 cat >"$tmp/where.sh" <<'EOS'
 #!/bin/sh
 echo "step=${SLURM_STEP_ID:-none}"
@@ -29,8 +27,7 @@ exec "$@"
 EOS
 chmod +x "$tmp/where.sh"
 have_mpich=0
-command -v mpicc.mpich >/dev/null && mpicc.mpich -DGASNET_CONDUIT_$UC -Iinclude tests/pmi/t_hybrid.c \
-    -o "$tmp/hy-mpich" $LIBS && have_mpich=1
+pmi_build_hybrid mpich "$CONDUIT" "$tmp/hy-mpich" && have_mpich=1
 
 if [ $have_mpich = 1 ] && command -v mpiexec.mpich >/dev/null; then
     for order in mpi-first gasnet-first; do

@@ -27,24 +27,20 @@ set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/hang.sh"
 . "$TOP/tests/lib/slurm.sh"
+. "$TOP/tests/pmi/build.sh"
 cd "$TOP" || exit 1
-UC=$(echo "$CONDUIT" | tr a-z A-Z)
 tmp=$(mktemp -d)
 trap 'slurm_stop; pkill -9 -f "$tmp/"; pkill -9 -f "$EXIT_PROG wait"; rm -rf "$tmp"' EXIT
 fails=0; skips=""
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 ok() { echo "ok   $*"; }
-LIBS="$TOP/.libs/libgasnet-$CONDUIT-seq.a $(pkg-config --libs libuv) -lz -pthread"
 
 # ---- the programs ----
-gcc -std=gnu99 -DGASNET_SEQ -DGASNET_CONDUIT_$UC -Iinclude tests/clients/classic_core.c \
-    -o "$tmp/classic" $LIBS || { echo "cannot build the classic client"; exit 1; }
+pmi_build_classic "$CONDUIT" "$tmp/classic" || { echo "cannot build the classic client"; exit 1; }
 EXIT_PROG="$TOP/tests/core/t_exit"; [ "$CONDUIT" = tcp ] && EXIT_PROG="$TOP/tests/core/tcp/t_exit"
 have_mpich=0; have_ompi=0
-command -v mpicc.mpich >/dev/null && mpicc.mpich -DGASNET_CONDUIT_$UC -Iinclude tests/pmi/t_hybrid.c \
-    -o "$tmp/hy-mpich" $LIBS && have_mpich=1
-command -v mpicc.openmpi >/dev/null && mpicc.openmpi -DGASNET_CONDUIT_$UC -Iinclude tests/pmi/t_hybrid.c \
-    -o "$tmp/hy-ompi" $LIBS && have_ompi=1
+pmi_build_hybrid mpich "$CONDUIT" "$tmp/hy-mpich" && have_mpich=1
+pmi_build_hybrid openmpi "$CONDUIT" "$tmp/hy-ompi" && have_ompi=1
 
 cat >"$tmp/rank1-bad-network.sh" <<'EOS'
 #!/bin/sh

@@ -16,6 +16,7 @@ lib=$(cd "$(dirname "$0")/../lib" && pwd)
 . "$lib/sshd.sh"
 . "$lib/netns.sh"
 . "$lib/slurm.sh"
+. "$TOP/tests/pmi/build.sh"
 netns_require
 sshd_require
 command -v mpiexec.mpich >/dev/null || mh_skip "mpiexec.mpich not installed (mpich)"
@@ -35,10 +36,7 @@ mpx() {
         -iface "$NETNS_VETH_A" -hosts "${NETNS_A_ADDRS[0]}:2,${NETNS_B_ADDRS[0]}:2" -n 4 "$@"
 }
 for conduit in udp tcp; do
-    UC=$(echo $conduit | tr a-z A-Z)
-    gcc -std=gnu99 -DGASNET_SEQ -DGASNET_CONDUIT_$UC -I"$TOP/include" "$TOP/tests/clients/classic_core.c" \
-        -o "$MH_DIR/classic-$conduit" "$TOP/.libs/libgasnet-$conduit-seq.a" $(pkg-config --libs libuv) -lz -pthread ||
-        mh_fail "cannot build the classic client"
+    pmi_build_classic "$conduit" "$MH_DIR/classic-$conduit" || mh_fail "cannot build the classic client"
     out=$(GASNET_UDP_TIMEOUT=10 mpx "$MH_DIR/classic-$conduit" 30 2>&1); rc=$?
     n=$(echo "$out" | grep -c "classic client PASSED")
     echo "  $conduit classic client, ranks 0-1 on A, 2-3 on B: exit $rc, $n of 4 PASSED"
