@@ -5,38 +5,38 @@ pkgconfigdir = $(libdir)/pkgconfig
 CLEANFILES =
 
 # ---- udp conduit: libgasnet-udp-{seq,parsync,par}.a (core + amudp + boot + tools) ----
-# core/conduit_udp.c hands the core &amudp_ops; the rest comes from the
+# conduit/udp.c lists the core's transport (amudp) and extension
+# (extended-ref); the rest comes from the
 # per-directory convenience libraries. Static only (LT_INIT disable-shared).
 lib_LTLIBRARIES += libgasnet-udp-seq.la libgasnet-udp-parsync.la libgasnet-udp-par.la
 GASNET_CONDUIT_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include -I$(top_srcdir)/core
 GASNET_CONDUIT_LIBS = spawner/libboot.la $(LIBUV_LIBS) $(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 
-libgasnet_udp_seq_la_SOURCES = core/conduit_udp.c
+libgasnet_udp_seq_la_SOURCES = conduit/udp.c
 libgasnet_udp_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
 libgasnet_udp_seq_la_CFLAGS = $(WARN_CFLAGS)
 libgasnet_udp_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amudp/libamudp-seq.la tools/libgasnett-seq.la $(GASNET_CONDUIT_LIBS)
-libgasnet_udp_parsync_la_SOURCES = core/conduit_udp.c
+libgasnet_udp_parsync_la_SOURCES = conduit/udp.c
 libgasnet_udp_parsync_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PARSYNC
 libgasnet_udp_parsync_la_CFLAGS = $(WARN_CFLAGS)
 libgasnet_udp_parsync_la_LIBADD = extended-ref/libgasnete-parsync.la core/libgasnetc-parsync.la amudp/libamudp-parsync.la tools/libgasnett-parsync.la $(GASNET_CONDUIT_LIBS)
-libgasnet_udp_par_la_SOURCES = core/conduit_udp.c
+libgasnet_udp_par_la_SOURCES = conduit/udp.c
 libgasnet_udp_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNETC_THREADS=1
 libgasnet_udp_par_la_CFLAGS = $(WARN_CFLAGS)
 libgasnet_udp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amudp/libamudp-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)
 
 # ---- tcp conduit: libgasnet-tcp-{seq,parsync,par}.a (core + amtcp + boot + tools) ----
-# The same core, assembled with amtcp instead of amudp: core/conduit_tcp.c
-# hands the core &amtcp_ops. Mirrors the udp libraries line for line.
+# The same core, assembled with amtcp instead of amudp (conduit/tcp.c). Mirrors the udp libraries line for line.
 lib_LTLIBRARIES += libgasnet-tcp-seq.la libgasnet-tcp-parsync.la libgasnet-tcp-par.la
-libgasnet_tcp_seq_la_SOURCES = core/conduit_tcp.c
+libgasnet_tcp_seq_la_SOURCES = conduit/tcp.c
 libgasnet_tcp_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
 libgasnet_tcp_seq_la_CFLAGS = $(WARN_CFLAGS)
 libgasnet_tcp_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amtcp/libamtcp-seq.la tools/libgasnett-seq.la $(GASNET_CONDUIT_LIBS)
-libgasnet_tcp_parsync_la_SOURCES = core/conduit_tcp.c
+libgasnet_tcp_parsync_la_SOURCES = conduit/tcp.c
 libgasnet_tcp_parsync_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PARSYNC
 libgasnet_tcp_parsync_la_CFLAGS = $(WARN_CFLAGS)
 libgasnet_tcp_parsync_la_LIBADD = extended-ref/libgasnete-parsync.la core/libgasnetc-parsync.la amtcp/libamtcp-parsync.la tools/libgasnett-parsync.la $(GASNET_CONDUIT_LIBS)
-libgasnet_tcp_par_la_SOURCES = core/conduit_tcp.c
+libgasnet_tcp_par_la_SOURCES = conduit/tcp.c
 libgasnet_tcp_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNETC_THREADS=1
 libgasnet_tcp_par_la_CFLAGS = $(WARN_CFLAGS)
 libgasnet_tcp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amtcp/libamtcp-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)
@@ -80,3 +80,16 @@ contrib/%.mak: $(srcdir)/contrib/gasnet-conduit.mak.in $(srcdir)/contrib/gen-fra
 	$(GASNET_GEN_FRAGMENT) $(srcdir)/contrib/gasnet-conduit.mak.in '$*' '$$(GASNET_PREFIX)' > $@.tmp && $(GASNET_GEN_REPLACE)
 FORCE:
 .PHONY: FORCE
+
+# ---- mix: a conduit for the tests only (not installed): UDP and TCP at
+# once, each serving half of the peers (conduit/mix.c), to test the route
+# table with mixed entries and two transports in the one wait.
+noinst_LTLIBRARIES = libgasnet-mix-seq.la libgasnet-mix-par.la
+libgasnet_mix_seq_la_SOURCES = conduit/mix.c
+libgasnet_mix_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
+libgasnet_mix_seq_la_CFLAGS = $(WARN_CFLAGS)
+libgasnet_mix_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amudp/libamudp-seq.la amtcp/libamtcp-seq.la tools/libgasnett-seq.la $(GASNET_CONDUIT_LIBS)
+libgasnet_mix_par_la_SOURCES = conduit/mix.c
+libgasnet_mix_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNETC_THREADS=1
+libgasnet_mix_par_la_CFLAGS = $(WARN_CFLAGS)
+libgasnet_mix_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amudp/libamudp-par.la amtcp/libamtcp-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)

@@ -7,9 +7,10 @@
  * Sending: a frame goes out with one sendmsg() (writev) of header, payload
  * and padding, straight to the socket when the peer's output queue is
  * empty; what the kernel does not take is queued (copied), except a large
- * request payload, which the sender keeps and waits on (zero copy). Requests
- * block, making progress, while a peer's queue holds more than
- * GASNET_TCP_QUEUE_MAX bytes; replies never block.
+ * request payload, which stays the sender's until written (zero copy:
+ * send returns GASNETC_SEND_INFLIGHT, then send_done). A request finds
+ * -EAGAIN while a peer's queue holds more than GASNET_TCP_QUEUE_MAX bytes
+ * (the bound of the queue); replies are always queued.
  *
  * Receiving: each connection has a buffer that holds any Medium frame
  * whole; a poll reads each connection with data once (directly when there
@@ -17,8 +18,9 @@
  * frame in place. A large payload that has not arrived yet is read straight
  * into the destination place() names (a Long's segment address).
  *
- * The libuv loop (one uv_poll_t per connection and the listener, one timer)
- * runs only when the caller wants to sleep (wait).
+ * Sleeping is the core's (its one wait): it watches our epoll set (epfd),
+ * which holds every connection (EPOLLIN, and EPOLLOUT while its output
+ * queue is not empty) and the listener.
  */
 #include "amtcp_internal.h"
 
@@ -108,14 +110,48 @@ static amtcp_chunk_t *chunk_new(gasnetc_transport_t *t, size_t need) {
   return ch;
 }
 
+static void chunk_done(gasnetc_transport_t *t, amtcp_chunk_t *ch, int rc);
+
 static void chunk_release(gasnetc_transport_t *t, amtcp_chunk_t *ch) {
-  if (!ch->owned) return; /* borrowed: its sender sees off == len, or the conn gone */
+  if (!ch->owned) { /* borrowed: written */
+    chunk_done(t, ch, 0);
+    return;
+  }
   if (ch->cap == AMTCP_CHUNK && !t->chunk_free) t->chunk_free = ch;
   else free(ch);
 }
 
+/* c's output queue became non-empty (on = 1) or empty: count it, and have
+ * epfd report c writable only while there is something to write. Lock held. */
+static void conn_busy(gasnetc_transport_t *t, amtcp_conn_t *c, int on) {
+  busy_add(t, on ? 1 : -1);
+  struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.u32 = c->rank};
+  if (c->state == AMTCP_CONN_UP) epoll_ctl(t->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* A borrowed chunk is finished: written (rc 0) or dropped with its
+ * connection. send_done is owed, made later with no lock held (done_run). */
+static void chunk_done(gasnetc_transport_t *t, amtcp_chunk_t *ch, int rc) {
+  ch->rc = rc;
+  ch->next = t->done;
+  t->done = ch;
+}
+
+static void done_run(gasnetc_transport_t *t) {
+  AMTCP_LOCK(t);
+  amtcp_chunk_t *ch = t->done;
+  t->done = NULL;
+  AMTCP_UNLOCK(t);
+  while (ch) {
+    amtcp_chunk_t *next = ch->next;
+    t->cfg.send_done(t->cfg.ctx, ch->cookie, ch->rc);
+    free(ch);
+    ch = next;
+  }
+}
+
 static void q_link(gasnetc_transport_t *t, amtcp_conn_t *c, amtcp_chunk_t *ch) {
-  if (!c->q_head) busy_add(t, 1);
+  if (!c->q_head) conn_busy(t, c, 1);
   if (c->q_tail) c->q_tail->next = ch;
   else c->q_head = ch;
   c->q_tail = ch;
@@ -145,7 +181,11 @@ static void q_drop(gasnetc_transport_t *t, amtcp_conn_t *c) {
   while (c->q_head) {
     amtcp_chunk_t *ch = c->q_head;
     c->q_head = ch->next;
-    chunk_release(t, ch);
+    /* A borrowed payload dropped with its connection is complete: the
+     * frame is lost with the peer, whose failure is reported on its own
+     * (report_dead), as for a frame in flight. */
+    if (ch->owned) chunk_release(t, ch);
+    else chunk_done(t, ch, 0);
   }
   c->q_tail = NULL;
   c->q_bytes = 0;
@@ -219,7 +259,7 @@ static void conn_flush(gasnetc_transport_t *t, amtcp_conn_t *c) {
       ch->off = ch->len;
       if (!(c->q_head = ch->next)) {
         c->q_tail = NULL;
-        busy_add(t, -1);
+        conn_busy(t, c, 0);
       }
       chunk_release(t, ch);
     }
@@ -479,6 +519,7 @@ static int amtcp_progress(gasnetc_transport_t *t) {
     }
   }
   if (busy_get(t)) flush_all(t);
+  if (__atomic_load_n(&t->done, __ATOMIC_RELAXED)) done_run(t);
   if (__atomic_load_n(&t->dead_unreported, __ATOMIC_RELAXED)) report_dead(t);
   return n;
 }
@@ -487,74 +528,31 @@ static int amtcp_poll(gasnetc_transport_t *t) { return amtcp_progress(t); }
 
 /* ---------------------------------------------------------------- sleeping */
 
-/* The loop only wakes us: reading and writing happen in amtcp_progress. */
-static void amtcp_uv_conn_cb(uv_poll_t *h, int status, int events) {
-  (void)h; (void)status; (void)events;
-}
-static void amtcp_uv_listen_cb(uv_poll_t *h, int status, int events) {
-  (void)status; (void)events;
-  amtcp_late_accept(h->data);
-}
-/* The sleep's deadline. libuv (1.44) runs due timers before it polls: a
- * timer that expired while we were descheduled between uv_timer_start and
- * uv_run would fire there, leaving the poll with no timeout at all (-1),
- * and two ranks waiting on each other would sleep forever. uv_stop makes
- * that poll non-blocking (uv_backend_timeout is 0 once stop is set). */
-static void amtcp_uv_timer_cb(uv_timer_t *h) { uv_stop(h->loop); }
-
-/* Sleep until a connection is readable (or writable with output queued), a
- * stranger connects, or timeout_ms passes (-1: no limit). */
-static void amtcp_sleep(gasnetc_transport_t *t, int timeout_ms) {
-#if GASNETC_THREADS
-  if (pthread_mutex_trylock(&t->wait_lock) != 0) { /* another thread runs the loop */
-    struct epoll_event ev;
-    epoll_wait(t->epfd, &ev, 1, timeout_ms);
-    return;
-  }
-#endif
+/* The core is about to sleep (watching epfd). Not while a frame's bytes are
+ * still arriving: it completes sooner if we keep reading than if each slice
+ * costs a sleep and a wakeup. A failed connection is due for report_dead
+ * when its grace ends. */
+static uint64_t amtcp_idle(gasnetc_transport_t *t) {
+  if (!t->connected) return GASNETC_NEVER;
+  uint64_t now = amtcp_now_ns();
+  if (now - __atomic_load_n(&t->midframe_ns, __ATOMIC_RELAXED) < AMTCP_MIDFRAME_NS) return now;
+  uint64_t dl = GASNETC_NEVER;
   AMTCP_LOCK(t);
-  for (uint32_t r = 0; r < t->cfg.nranks; r++) {
-    amtcp_conn_t *c = &t->conns[r];
-    if (!c->uv_on) continue;
-    int want = c->state == AMTCP_CONN_UP ? UV_READABLE | (c->q_head ? UV_WRITABLE : 0) : 0;
-    if (want == c->uv_events) continue;
-    if (want) uv_poll_start(&c->uvp, want, amtcp_uv_conn_cb);
-    else uv_poll_stop(&c->uvp);
-    c->uv_events = (uint8_t)want;
-  }
+  if (t->dead_unreported)
+    for (uint32_t r = 0; r < t->cfg.nranks; r++) {
+      amtcp_conn_t *c = &t->conns[r];
+      if (c->dead && !c->dead_reported && c->dead_ns + AMTCP_DEAD_GRACE_NS < dl)
+        dl = c->dead_ns + AMTCP_DEAD_GRACE_NS;
+    }
   AMTCP_UNLOCK(t);
-  uv_update_time(&t->loop);
-  if (timeout_ms >= 0) uv_timer_start(&t->uv_timer, amtcp_uv_timer_cb, (uint64_t)timeout_ms, 0);
-  uv_run(&t->loop, UV_RUN_ONCE);
-  uv_timer_stop(&t->uv_timer);
-#if GASNETC_THREADS
-  pthread_mutex_unlock(&t->wait_lock);
-#endif
+  return dl;
 }
 
-static int amtcp_wait(gasnetc_transport_t *t, int timeout_ms) {
-  if (!t->connected) return 0;
-  int n = amtcp_progress(t);
-  if (n > 0 || timeout_ms == 0) return n;
-  /* A frame whose bytes are still arriving completes sooner if we keep
-   * reading than if each slice of it costs a sleep and a wakeup. */
-  if (amtcp_now_ns() - __atomic_load_n(&t->midframe_ns, __ATOMIC_RELAXED) < AMTCP_MIDFRAME_NS)
-    return n;
-  amtcp_sleep(t, timeout_ms);
-  return amtcp_progress(t);
-}
-
-/* A sender waiting on c (its queue is too long, or its payload unsent):
- * progress, then sleep up to 1 ms until c is writable or anything is
- * readable. Reading while waiting to write is what keeps two ranks that
- * flood each other from both stalling on full buffers. Lock not held. */
-static void send_wait(gasnetc_transport_t *t, amtcp_conn_t *c) {
-  if (amtcp_progress(t) > 0) return;
-  AMTCP_LOCK(t);
-  int fd = c->state == AMTCP_CONN_UP ? c->fd : -1;
-  AMTCP_UNLOCK(t);
-  struct pollfd pf[2] = {{.fd = fd, .events = POLLOUT}, {.fd = t->epfd, .events = POLLIN}};
-  poll(pf, 2, 1);
+/* close() only: sleep on epfd alone for up to timeout_ms, then progress. */
+static void amtcp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
+  struct epoll_event ev;
+  epoll_wait(t->epfd, &ev, 1, timeout_ms);
+  amtcp_progress(t);
 }
 
 /* ---------------------------------------------------------------- sending */
@@ -572,8 +570,8 @@ static int gone_rc(gasnetc_transport_t *t, amtcp_conn_t *c) {
 }
 
 static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, size_t hdrlen,
-                      const void *payload, size_t paylen, unsigned flags) {
-  if (!t->connected || dest >= t->cfg.nranks || dest == t->cfg.myrank) return -EINVAL;
+                      const void *payload, size_t paylen, unsigned flags, void *cookie) {
+  if (!t->connected || dest >= t->cfg.nranks || !t->serves[dest]) return -EINVAL;
   if (hdrlen == 0 || hdrlen > GASNETC_HDR_MAX || paylen > AMTCP_MAX_PAYLOAD) return -EMSGSIZE;
   amtcp_conn_t *c = &t->conns[dest];
   int is_reply = (flags & GASNETC_SEND_REPLY) != 0;
@@ -593,12 +591,11 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
 
   AMTCP_LOCK(t);
   if (!is_reply && c->q_bytes > t->tun.queue_max && c->state == AMTCP_CONN_UP) {
+    /* The queue's bound: the caller makes progress (which flushes) and
+     * tries again. */
     AMTCP_COUNT(t, send_blocked, 1);
-    do {
-      AMTCP_UNLOCK(t);
-      send_wait(t, c);
-      AMTCP_LOCK(t);
-    } while (c->q_bytes > t->tun.queue_max && c->state == AMTCP_CONN_UP);
+    AMTCP_UNLOCK(t);
+    return -EAGAIN;
   }
   int rc = 0;
   if (c->state != AMTCP_CONN_UP || c->bye_rcvd) {
@@ -623,8 +620,7 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
     }
     done = k > 0 ? (size_t)k : 0;
   }
-  amtcp_chunk_t borrowed = {.owned = 0};
-  int wait_borrowed = 0;
+  int borrowed = 0;
   if (done < total) { /* queue what the kernel did not take */
     if (done) AMTCP_COUNT(t, partial_writes, 1);
     AMTCP_COUNT(t, frames_queued, 1);
@@ -635,12 +631,15 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
       const unsigned char *p = (const unsigned char *)iov[i].iov_base + done;
       len -= done;
       done = 0;
-      if (i == 1 && !is_reply && len >= AMTCP_ZCOPY_MIN) {
-        borrowed.p = p;
-        borrowed.len = len;
-        q_link(t, c, &borrowed);
+      amtcp_chunk_t *b = NULL;
+      if (i == 1 && !is_reply && len >= AMTCP_ZCOPY_MIN && t->cfg.send_done &&
+          (b = calloc(1, sizeof *b))) {
+        b->p = p;
+        b->len = len;
+        b->cookie = cookie;
+        q_link(t, c, b);
         c->q_bytes += len;
-        wait_borrowed = 1;
+        borrowed = 1;
       } else {
         rc = q_copy(t, c, p, len);
       }
@@ -654,16 +653,13 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
       conn_flush(t, c);
     }
   }
-  if (wait_borrowed) { /* zero copy: wait until the kernel has the payload */
+  if (borrowed && rc == 0) { /* zero copy: send_done when written */
     AMTCP_COUNT(t, zcopy_waits, 1);
-    while (borrowed.off < borrowed.len && c->state == AMTCP_CONN_UP) {
-      AMTCP_UNLOCK(t);
-      send_wait(t, c);
-      AMTCP_LOCK(t);
-    }
-    if (borrowed.off < borrowed.len) rc = gone_rc(t, c); /* conn_fail dropped the queue */
+    rc = GASNETC_SEND_INFLIGHT;
   }
+  int owed = t->done != NULL;
   AMTCP_UNLOCK(t);
+  if (owed) done_run(t); /* this frame's, or an earlier one's */
   return rc;
 }
 
@@ -683,7 +679,6 @@ static int amtcp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   t->cfg = *cfg;
 #if GASNETC_THREADS
   pthread_mutex_init(&t->lock, NULL);
-  pthread_mutex_init(&t->wait_lock, NULL);
 #endif
   if (cfg->nranks == 0 || cfg->myrank >= cfg->nranks || !cfg->deliver) {
     fprintf(stderr, "amtcp: bad config (rank %u of %u, deliver %s)\n", cfg->myrank,
@@ -704,38 +699,38 @@ static int amtcp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
     fprintf(stderr, "amtcp: epoll_ctl: %s\n", strerror(errno));
     goto fail;
   }
-  if ((rc = uv_loop_init(&t->loop)) != 0) goto uv_fail;
-  t->uv_loop_ok = 1;
-  if ((rc = uv_poll_init(&t->loop, &t->uv_listen, t->lfd)) != 0) goto uv_fail;
-  t->uv_listen.data = t;
-  t->uv_listen_ok = 1;
-  if ((rc = uv_timer_init(&t->loop, &t->uv_timer)) != 0) goto uv_fail;
-  t->uv_timer_ok = 1;
+  if (cfg->watch && (rc = cfg->watch(cfg->ctx, t->epfd, EPOLLIN)) != 0) {
+    fprintf(stderr, "amtcp: cannot watch the epoll set: %s\n", strerror(-rc));
+    goto fail;
+  }
+  t->watched = cfg->watch != NULL;
   *tp = t;
   return 0;
-uv_fail:
-  fprintf(stderr, "amtcp: libuv: %s\n", uv_strerror(rc));
 fail:
   amtcp_close(t);
   return rc < 0 ? rc : -EIO;
 }
 
-static int amtcp_connect(gasnetc_transport_t *t, const void *blobs, size_t stride) {
+static int amtcp_connect(gasnetc_transport_t *t, const void *blobs, size_t stride,
+                         const uint8_t *serves) {
   if (t->connected || t->conns) return -EALREADY;
   t->conns = calloc(t->cfg.nranks, sizeof *t->conns);
   t->live = calloc(t->cfg.nranks, sizeof *t->live);
-  if (!t->conns || !t->live) {
+  t->serves = malloc(t->cfg.nranks);
+  if (!t->conns || !t->live || !t->serves) {
     fprintf(stderr, "amtcp: out of memory for %u peers\n", t->cfg.nranks);
     return -ENOMEM;
   }
-  for (uint32_t r = 0; r < t->cfg.nranks; r++) t->conns[r].fd = -1;
+  for (uint32_t r = 0; r < t->cfg.nranks; r++) {
+    t->conns[r].fd = -1;
+    t->serves[r] = serves[r] && r != t->cfg.myrank;
+  }
   uint64_t t0 = amtcp_now_ns();
   int rc = amtcp_mesh(t, blobs, stride);
   if (rc != 0) return rc;
   t->mesh_ns = amtcp_now_ns() - t0;
   t->direct = t->tun.poll_mode == AMTCP_POLL_DIRECT ||
               (t->tun.poll_mode == AMTCP_POLL_AUTO && t->nlive <= AMTCP_DIRECT_MAX);
-  uv_poll_start(&t->uv_listen, UV_READABLE, amtcp_uv_listen_cb);
   t->connected = 1;
   return 0;
 }
@@ -780,34 +775,31 @@ static void amtcp_close(gasnetc_transport_t *t) {
     }
     AMTCP_UNLOCK(t);
     uint64_t now = amtcp_now_ns(), end = now + AMTCP_CLOSE_FLUSH_NS;
-    while (busy_get(t) && (now = amtcp_now_ns()) < end) amtcp_wait(t, 1);
+    while (busy_get(t) && (now = amtcp_now_ns()) < end) amtcp_close_wait(t, 1);
     AMTCP_LOCK(t);
     for (uint32_t i = 0; i < t->nlive; i++) shutdown(t->conns[t->live[i]].fd, SHUT_WR);
     AMTCP_UNLOCK(t);
     end = amtcp_now_ns() + AMTCP_CLOSE_DRAIN_NS;
-    while (t->nlive && amtcp_now_ns() < end) amtcp_wait(t, 1);
+    while (t->nlive && amtcp_now_ns() < end) amtcp_close_wait(t, 1);
   }
   for (uint32_t r = 0; t->conns && r < t->cfg.nranks; r++) {
     amtcp_conn_t *c = &t->conns[r];
     conn_fail(t, c, NULL);
-    if (c->uv_on) uv_close((uv_handle_t *)&c->uvp, NULL);
     if (c->fd >= 0) close(c->fd);
     if (c->big_owned) free(c->big);
     free(c->rbuf);
   }
+  if (t->done && t->cfg.send_done) done_run(t); /* dropped with their connections */
   free(t->chunk_free);
-  if (t->uv_listen_ok) uv_close((uv_handle_t *)&t->uv_listen, NULL);
-  if (t->uv_timer_ok) uv_close((uv_handle_t *)&t->uv_timer, NULL);
-  if (t->uv_loop_ok) {
-    uv_run(&t->loop, UV_RUN_DEFAULT);
-    uv_loop_close(&t->loop);
-  }
   if (t->lfd >= 0) close(t->lfd);
-  if (t->epfd >= 0) close(t->epfd);
+  if (t->epfd >= 0) {
+    if (t->watched) t->cfg.watch(t->cfg.ctx, t->epfd, 0);
+    close(t->epfd);
+  }
 #if GASNETC_THREADS
   pthread_mutex_destroy(&t->lock);
-  pthread_mutex_destroy(&t->wait_lock);
 #endif
+  free(t->serves);
   free(t->conns);
   free(t->live);
   free(t);
@@ -821,7 +813,7 @@ const gasnetc_transport_ops_t amtcp_ops = {
   .max_payload = amtcp_max_payload,
   .send = amtcp_send,
   .poll = amtcp_poll,
-  .wait = amtcp_wait,
+  .idle = amtcp_idle,
   .stats = amtcp_stats,
   .close = amtcp_close,
 };

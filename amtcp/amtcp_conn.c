@@ -214,9 +214,6 @@ static int conn_up(gasnetc_transport_t *t, uint32_t rank, int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   struct epoll_event ev = {.events = EPOLLIN, .data.u32 = rank};
   if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) return -errno;
-  int rc = uv_poll_init(&t->loop, &c->uvp, fd);
-  if (rc != 0) return rc;
-  c->uv_on = 1;
   t->live[t->nlive++] = rank;
   return 0;
 }
@@ -309,6 +306,10 @@ static int pend_step(gasnetc_transport_t *t, pend_t *p, short revents, uint32_t 
       pend_refuse(t, p, amtcp_bad_name(bad));
       return 0;
     }
+    if (!t->serves[src]) {
+      pend_refuse(t, p, "a rank this transport does not serve (the route table differs)");
+      return 0;
+    }
     if (t->conns[src].state != AMTCP_CONN_NONE) {
       pend_refuse(t, p, "a second connection from the same rank");
       return 0;
@@ -331,7 +332,7 @@ static void mesh_timeout(gasnetc_transport_t *t) {
   size_t off = 0;
   unsigned n = 0;
   for (uint32_t r = 0; r < t->cfg.nranks; r++) {
-    if (r == t->cfg.myrank || t->conns[r].state == AMTCP_CONN_UP) continue;
+    if (r == t->cfg.myrank || !t->serves[r] || t->conns[r].state == AMTCP_CONN_UP) continue;
     if (n++ < AMTCP_NAMES_MAX && off < sizeof list)
       off += (size_t)snprintf(list + off, sizeof list - off, "%s%u", n > 1 ? ", " : "", r);
   }
@@ -347,7 +348,7 @@ int amtcp_mesh(gasnetc_transport_t *t, const void *blobs, size_t stride) {
   for (uint32_t r = 0; r < n; r++) {
     t->conns[r].rank = r;
     t->conns[r].fd = -1;
-    if (r == me) continue;
+    if (r == me || !t->serves[r]) continue;
     if (addr_decode((const unsigned char *)blobs + (size_t)r * stride, &t->conns[r]) != 0) {
       fprintf(stderr, "amtcp: rank %u: rank %u's address blob is not a TCP address\n", me, r);
       return -EINVAL;
@@ -359,7 +360,10 @@ int amtcp_mesh(gasnetc_transport_t *t, const void *blobs, size_t stride) {
   struct pollfd *pfd = calloc(cap + 1, sizeof *pfd);
   int rc = 0;
   if (!pend || !pfd) { rc = -ENOMEM; goto out; }
+  uint32_t nserve = 0;
+  for (uint32_t r = 0; r < n; r++) nserve += r != me && t->serves[r];
   for (uint32_t r = me + 1; r < n; r++) {
+    if (!t->serves[r]) continue;
     pend_t *p = &pend[np++];
     p->rank = r;
     p->fd = -1;
@@ -368,7 +372,7 @@ int amtcp_mesh(gasnetc_transport_t *t, const void *blobs, size_t stride) {
   }
   uint32_t nup = 0;
   uint64_t deadline = amtcp_now_ns() + (uint64_t)(t->tun.connect_timeout_s * 1e9);
-  while (nup < n - 1) {
+  while (nup < nserve) {
     uint64_t now = amtcp_now_ns();
     if (now >= deadline) {
       mesh_timeout(t);

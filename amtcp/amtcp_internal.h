@@ -25,7 +25,6 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <uv.h>
 
 #include "transport.h"
 #include "amtcp_wire.h"
@@ -79,13 +78,15 @@ enum {
 #define AMTCP_COUNT(t, name, n) ((t)->ctr[AMTCP_C_##name] += (n))
 
 /* Output queue element. Owned chunks hold copies (small frames share one);
- * a borrowed chunk points at a sender's payload, which waits in send()
- * until the chunk is written. */
+ * a borrowed chunk points at a sender's payload, which stays the sender's
+ * until the chunk is written or dropped: then send_done(cookie). */
 typedef struct amtcp_chunk {
   struct amtcp_chunk *next;
   const unsigned char *p;   /* bytes [off, len) still to write */
   size_t len, off, cap;     /* cap: bytes of buf (owned chunks) */
   int owned;
+  int rc;                   /* borrowed: send_done's rc */
+  void *cookie;             /* borrowed: the sender's */
   unsigned char buf[];
 } amtcp_chunk_t;
 
@@ -103,12 +104,10 @@ typedef struct amtcp_conn {
   uint8_t dead;             /* failed: peer_dead owed or made */
   uint8_t dead_reported;
   uint8_t rx_busy;          /* a thread owns the receive state */
-  uint8_t uv_on, uv_events; /* uvp initialised; the events it is started for */
   const char *dead_why;
   uint64_t dead_ns;         /* when it failed (reported after a grace) */
   struct sockaddr_storage addr; /* the peer's advertised listening address */
   socklen_t addrlen;
-  uv_poll_t uvp;
   /* output queue */
   amtcp_chunk_t *q_head, *q_tail;
   size_t q_bytes;
@@ -143,10 +142,9 @@ struct gasnetc_transport {
   int epfd;                 /* epoll set of the connections and the listener */
   struct sockaddr_storage self;
   socklen_t selflen;
-  uv_loop_t loop;
-  uv_poll_t uv_listen;
-  uv_timer_t uv_timer;
-  int uv_loop_ok, uv_listen_ok, uv_timer_ok;
+  int watched;              /* epfd is in the core's wait (cfg.watch) */
+  uint8_t *serves;          /* [nranks]: ranks this transport serves (connect) */
+  amtcp_chunk_t *done;      /* borrowed chunks complete: send_done owed */
   int connected;
   int closing;              /* close() is flushing: deliver nothing more (atomic) */
   int direct;               /* poll reads each connection directly (few peers) */
@@ -162,7 +160,6 @@ struct gasnetc_transport {
   uint64_t ctr[AMTCP_NCOUNTERS];
 #if GASNETC_THREADS
   pthread_mutex_t lock;
-  pthread_mutex_t wait_lock; /* one thread at a time sleeps in the uv loop */
 #endif
 };
 

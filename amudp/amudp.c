@@ -6,9 +6,9 @@
  *
  * One non-blocking UDP socket per rank. The hot path reads it directly
  * (recvfrom, or recvmmsg while datagrams keep coming) and writes it with
- * sendmsg() from an iovec; timers are a deadline checked on each poll. The
- * libuv loop (a uv_poll_t on the socket) is what a caller that wants to
- * sleep (wait) sleeps in, until the earliest protocol deadline.
+ * sendmsg() from an iovec; timers are a deadline checked on each poll.
+ * The socket is watched by the core's one wait (cfg.watch), which sleeps
+ * until it is readable or until the deadline idle() returns.
  */
 #include "amudp_internal.h"
 #include "transport_addr.h"
@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,25 +216,20 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   }
   amudp_sockbufs(t);
 
-  if ((rc = uv_loop_init(&t->loop)) != 0) goto uv_fail;
-  t->uv_loop_ok = 1;
-  if ((rc = uv_poll_init(&t->loop, &t->uvpoll, t->fd)) != 0) goto uv_fail;
-  t->uv_poll_ok = 1;
+  if (cfg->watch && (rc = cfg->watch(cfg->ctx, t->fd, EPOLLIN)) != 0) {
+    fprintf(stderr, "amudp: cannot watch the socket: %s\n", strerror(-rc));
+    goto fail;
+  }
+  t->watched = cfg->watch != NULL;
   *tp = t;
   return 0;
-uv_fail:
-  fprintf(stderr, "amudp: libuv: %s\n", uv_strerror(rc));
 fail:
   amudp_close(t);
   return rc < 0 ? rc : -EIO;
 }
 
-/* The loop only wakes us: reading happens in amudp_progress. */
-static void amudp_uv_poll_cb(uv_poll_t *h, int status, int events) {
-  (void)h; (void)status; (void)events;
-}
-
-static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t stride) {
+static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t stride,
+                         const uint8_t *serves) {
   if (t->connected) return -EALREADY;
   if (!(t->peers = calloc(t->cfg.nranks, sizeof *t->peers))) {
     fprintf(stderr, "amudp: out of memory for %u peers\n", t->cfg.nranks);
@@ -243,10 +239,11 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
   for (uint32_t r = 0; r < t->cfg.nranks; r++) {
     amudp_peer_t *p = &t->peers[r];
     p->rank = r;
-    if (r == t->cfg.myrank) {
-      p->gone = 1; /* the core handles loopback */
+    if (r == t->cfg.myrank || !serves[r]) {
+      p->gone = 1; /* the core handles loopback; another transport serves r */
       continue;
     }
+    t->nserved++;
     if (addr_decode((const unsigned char *)blobs + (size_t)r * stride, p) != 0) {
       fprintf(stderr, "amudp: rank %u's address blob is not a UDP address\n", r);
       free(t->peers);
@@ -266,16 +263,11 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
      * but never under AMUDP_WINDOW_BYTES_MIN, so that one pair in a large job
      * still streams (an all-to-all flood there is left to retransmission). */
     size_t rb = t->rcvbuf_got > 0 ? (size_t)t->rcvbuf_got / 2 : (size_t)t->tun.sockbuf;
-    t->tun.window_bytes = t->cfg.nranks > 1 ? rb / (t->cfg.nranks - 1) : rb;
+    t->tun.window_bytes = t->nserved ? rb / t->nserved : rb;
     if (t->tun.window_bytes < AMUDP_WINDOW_BYTES_MIN) t->tun.window_bytes = AMUDP_WINDOW_BYTES_MIN;
   }
   if (t->tun.window_bytes > (size_t)4 << 20) t->tun.window_bytes = (size_t)4 << 20;
   t->next_deadline_ns = now + t->tun.ping_ns;
-  /* One pass of the loop puts the socket into its epoll set, which is what
-   * amudp_sleep waits on from now on. */
-  if (uv_poll_start(&t->uvpoll, UV_READABLE, amudp_uv_poll_cb) == 0 &&
-      uv_run(&t->loop, UV_RUN_NOWAIT) >= 0)
-    t->uv_poll_on = 1;
   t->connected = 1;
   return 0;
 }
@@ -457,6 +449,13 @@ static void report_dead(gasnetc_transport_t *t) {
 static int amudp_progress(gasnetc_transport_t *t) {
   if (!t->connected) return 0;
   int delivered = 0;
+  if (__atomic_exchange_n(&t->slept, 0, __ATOMIC_RELAXED)) {
+    /* The core slept watching the socket: what arrived, arrived since now
+     * (delayed acks are timed from rx_last_ns). */
+    AMUDP_LOCK(t);
+    t->rx_last_ns = amudp_now_ns();
+    AMUDP_UNLOCK(t);
+  }
   for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
     if (rx_once(t, &delivered) < AMUDP_RX_BATCH) break;
   uint64_t now = amudp_now_ns();
@@ -472,61 +471,92 @@ static int amudp_progress(gasnetc_transport_t *t) {
 static int amudp_poll(gasnetc_transport_t *t) { return amudp_progress(t); }
 
 
-/* Sleep until the socket is readable, the earliest protocol deadline, or
- * timeout_ms (-1: none).
- * - Delayed acks go out first: nothing we send while asleep could carry
- *   them, and a timer that wakes us only to ack costs a context switch,
- *   dear on a host with more ranks than cores.
- * - The deadline is kept to the microsecond (RTOs and acks fall due tens of
- *   us ahead, below the 1 ms tick of libuv's timers, and spinning through
- *   them steals the core from the ranks we wait for), so the sleep is a
- *   ppoll() on the loop's epoll fd rather than a uv_run with a timer. Any
- *   number of threads may sleep there at once (PAR). */
-static void amudp_sleep(gasnetc_transport_t *t, int timeout_ms) {
+/* The core is about to sleep. Delayed acks go out first: nothing we send
+ * while asleep could carry them, and a timer that wakes us only to ack
+ * costs a context switch, dear on a host with more ranks than cores. The
+ * deadline is kept to the nanosecond (RTOs and acks fall due tens of us
+ * ahead); the core's wait honours it (gasnetc_wait.c). */
+static uint64_t amudp_idle(gasnetc_transport_t *t) {
+  if (!t->connected) return GASNETC_NEVER;
   AMUDP_LOCK(t);
   amudp_rel_flush_acks(t);
   uint64_t dl = t->next_deadline_ns;
   AMUDP_UNLOCK(t);
-  uint64_t now = amudp_now_ns();
-  if (dl <= now || !t->uv_poll_on) return;
-  uint64_t ns = dl - now;
-  if (timeout_ms >= 0 && (uint64_t)timeout_ms * 1000000ULL < ns) ns = (uint64_t)timeout_ms * 1000000ULL;
-  struct timespec ts = { (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) };
-  struct pollfd pf = { uv_backend_fd(&t->loop), POLLIN, 0 };
-  ppoll(&pf, 1, &ts, NULL);
-  AMUDP_LOCK(t);
-  t->rx_last_ns = amudp_now_ns(); /* we were watching the socket until now */
-  AMUDP_UNLOCK(t);
+  __atomic_store_n(&t->slept, 1, __ATOMIC_RELAXED);
+  return dl;
 }
 
-static int amudp_wait(gasnetc_transport_t *t, int timeout_ms) {
-  if (!t->connected) return 0;
-  if (timeout_ms != 0) amudp_sleep(t, timeout_ms);
-  return amudp_progress(t);
+/* close() only: sleep on the socket alone until it is readable, the
+ * earliest deadline or timeout_ms, then make progress. */
+static void amudp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
+  uint64_t dl = amudp_idle(t), now = amudp_now_ns();
+  uint64_t ns = (uint64_t)timeout_ms * 1000000ULL;
+  if (dl <= now) ns = 0;
+  else if (dl - now < ns) ns = dl - now;
+  struct timespec ts = { (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) };
+  struct pollfd pf = { t->fd, POLLIN, 0 };
+  ppoll(&pf, 1, &ts, NULL);
+  amudp_progress(t);
 }
 
 /* ---------------------------------------------------------------- sending */
 
+/* Out of request credits: the caller makes progress (acks return them)
+ * and tries again. Replies are never refused, so handlers replying cannot
+ * deadlock; their number is bounded by the requests peers may have in
+ * flight (their credits). Lock held. */
+static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
+  if (is_reply || p->gone || p->nreq < t->tun.credits) return 0;
+  AMUDP_COUNT(t, send_blocked, 1);
+  return 1;
+}
+
 static int amudp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr,
-                      size_t hdrlen, const void *payload, size_t paylen, unsigned flags) {
-  if (!t->connected || dest >= t->cfg.nranks || dest == t->cfg.myrank) return -EINVAL;
+                      size_t hdrlen, const void *payload, size_t paylen, unsigned flags,
+                      void *cookie) {
+  (void)cookie; /* amudp copies every payload: always complete on return */
+  if (!t->connected || dest >= t->cfg.nranks) return -EINVAL;
   if (hdrlen > GASNETC_HDR_MAX || paylen > AMUDP_MAX_PAYLOAD) return -EMSGSIZE;
   amudp_peer_t *p = &t->peers[dest];
   int is_reply = (flags & GASNETC_SEND_REPLY) != 0;
   AMUDP_LOCK(t);
-  if (!is_reply && p->nreq >= t->tun.credits && !p->gone) {
-    /* Out of credits: make progress (delivering, acking) until some return.
-     * Replies never wait here, so handlers replying cannot deadlock. */
-    AMUDP_COUNT(t, send_blocked, 1);
-    do {
-      AMUDP_UNLOCK(t);
-      amudp_wait(t, 1);
-      AMUDP_LOCK(t);
-    } while (p->nreq >= t->tun.credits && !p->gone);
-  }
-  int rc = p->gone ? -EPIPE
-                   : amudp_frag_send(t, p, hdr, hdrlen, payload, paylen, is_reply,
-                                     amudp_now_ns());
+  int rc = amudp_refuse(t, p, is_reply) ? -EAGAIN
+           : p->gone ? -EPIPE
+           : amudp_frag_send(t, p, hdr, hdrlen, payload, paylen, NULL, is_reply,
+                             amudp_now_ns());
+  AMUDP_UNLOCK(t);
+  return rc;
+}
+
+/* Lend a payload buffer (an amudp_msg_t, 16-aligned) that commit hands to
+ * the fragments as it is: the payload is written once, by the client. */
+static int amudp_prepare(gasnetc_transport_t *t, gasnetc_lend_t *lend, size_t paylen) {
+  if (!t->connected || lend->dest >= t->cfg.nranks) return -EINVAL;
+  if (paylen > AMUDP_MAX_PAYLOAD) return -EMSGSIZE;
+  amudp_peer_t *p = &t->peers[lend->dest];
+  AMUDP_LOCK(t);
+  int rc = amudp_refuse(t, p, (lend->flags & GASNETC_SEND_REPLY) != 0) ? -EAGAIN
+           : p->gone ? -EPIPE : 0;
+  amudp_msg_t *m = rc ? NULL : amudp_msg_get(t, paylen ? paylen : 1);
+  AMUDP_UNLOCK(t);
+  if (rc) return rc;
+  if (!m) return -ENOMEM;
+  lend->buf = m->data;
+  lend->cap = (size_t)AMUDP_MSG_MIN << m->cls;
+  lend->priv[0] = m;
+  return 0;
+}
+
+static int amudp_commit(gasnetc_transport_t *t, gasnetc_lend_t *lend, const void *hdr,
+                        size_t hdrlen, size_t paylen) {
+  amudp_msg_t *m = lend->priv[0];
+  amudp_peer_t *p = &t->peers[lend->dest];
+  AMUDP_LOCK(t);
+  int rc = hdrlen > GASNETC_HDR_MAX || paylen > lend->cap ? -EMSGSIZE
+           : p->gone ? -EPIPE
+           : amudp_frag_send(t, p, hdr, hdrlen, m->data, paylen, m,
+                             (lend->flags & GASNETC_SEND_REPLY) != 0, amudp_now_ns());
+  if (rc) amudp_msg_put(t, m);
   AMUDP_UNLOCK(t);
   return rc;
 }
@@ -564,7 +594,7 @@ static void amudp_close(gasnetc_transport_t *t) {
       int busy = amudp_rel_unacked(t);
       AMUDP_UNLOCK(t);
       if (!busy || amudp_now_ns() >= end) break;
-      amudp_wait(t, 10);
+      amudp_close_wait(t, 10);
     }
     AMUDP_LOCK(t);
     for (uint32_t r = 0; r < t->cfg.nranks; r++)
@@ -589,12 +619,10 @@ static void amudp_close(gasnetc_transport_t *t) {
     free(b->buf);
     free(b);
   }
-  if (t->uv_poll_ok) uv_close((uv_handle_t *)&t->uvpoll, NULL);
-  if (t->uv_loop_ok) {
-    uv_run(&t->loop, UV_RUN_DEFAULT);
-    uv_loop_close(&t->loop);
+  if (t->fd >= 0) {
+    if (t->watched) t->cfg.watch(t->cfg.ctx, t->fd, 0);
+    close(t->fd);
   }
-  if (t->fd >= 0) close(t->fd);
   amudp_fault_free(t);
 #if GASNETC_THREADS
   pthread_mutex_destroy(&t->lock);
@@ -610,8 +638,10 @@ const gasnetc_transport_ops_t amudp_ops = {
   .connect = amudp_connect,
   .max_payload = amudp_max_payload,
   .send = amudp_send,
+  .prepare = amudp_prepare,
+  .commit = amudp_commit,
   .poll = amudp_poll,
-  .wait = amudp_wait,
+  .idle = amudp_idle,
   .stats = amudp_stats,
   .close = amudp_close,
 };

@@ -25,17 +25,18 @@
 
 int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
                     size_t hdrlen, const void *payload, size_t paylen,
-                    int is_reply, uint64_t now) {
+                    amudp_msg_t *lent, int is_reply, uint64_t now) {
   size_t room = p->mtu - AMUDP_HDR_LEN - hdrlen; /* >= AMUDP_PKT_INLINE */
   size_t nfrag = paylen ? (paylen + room - 1) / room : 1;
   amudp_pkt_t *first = NULL, *last = NULL;
-  amudp_msg_t *m = NULL;
-  if (paylen > AMUDP_PKT_INLINE && !(m = amudp_msg_get(t, paylen))) return -ENOMEM;
+  amudp_msg_t *m = lent;
+  if (lent && paylen <= AMUDP_PKT_INLINE) m = NULL; /* inline after all */
+  else if (!m && paylen > AMUDP_PKT_INLINE && !(m = amudp_msg_get(t, paylen))) return -ENOMEM;
   for (size_t i = 0; i < nfrag; i++) {
     amudp_pkt_t *pkt = amudp_pkt_get(t);
     if (!pkt) { /* give back what we took; nothing was queued */
       while (first) { amudp_pkt_t *n = first->next; amudp_pkt_put(t, first); first = n; }
-      if (m) amudp_msg_put(t, m);
+      if (m && m != lent) amudp_msg_put(t, m); /* the caller gives lent back */
       return -ENOMEM;
     }
     if (last) last->next = pkt; else first = pkt;
@@ -43,7 +44,7 @@ int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
   }
   uint32_t id = p->msg_id++;
   if (m) {
-    memcpy(m->data, payload, paylen);
+    if (m != lent) memcpy(m->data, payload, paylen);
     m->refs = (uint32_t)nfrag;
   }
   size_t off = 0;
@@ -71,6 +72,7 @@ int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
     }
     amudp_rel_enqueue(t, p, pkt, is_reply);
   }
+  if (lent && !m) amudp_msg_put(t, lent); /* copied inline above */
   AMUDP_COUNT(t, frames_sent, 1);
   p->last_data_ns = now;
   amudp_rel_pump(t, p, now);

@@ -25,7 +25,6 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <uv.h>
 
 #include "transport.h"
 #include "amudp_wire.h"
@@ -201,9 +200,9 @@ struct gasnetc_transport {
   struct sockaddr_storage self;
   socklen_t selflen;
   int rcvbuf_got, sndbuf_got;
-  uv_loop_t loop;
-  uv_poll_t uvpoll;
-  int uv_loop_ok, uv_poll_ok, uv_poll_on;
+  int watched;                /* fd is in the core's wait (cfg.watch) */
+  int slept;                  /* idle() ran: the core may have slept (atomic) */
+  uint32_t nserved;           /* peers this transport serves (connect) */
   int connected;
   int closing;                /* close() is flushing: deliver nothing more */
   amudp_peer_t *peers;
@@ -248,9 +247,11 @@ void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const cha
 int amudp_rel_unacked(gasnetc_transport_t *t);
 
 /* amudp_frag.c */
+/* Queue one frame. `lent`: the payload is already in this buffer (from
+ * prepare), which the frame takes over; else it is copied. Lock held. */
 int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
                     size_t hdrlen, const void *payload, size_t paylen,
-                    int is_reply, uint64_t now); /* lock held */
+                    amudp_msg_t *lent, int is_reply, uint64_t now);
 int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src,
                        amudp_rxitem_t *it); /* lock NOT held */
 void amudp_frag_peer_free(amudp_peer_t *p);

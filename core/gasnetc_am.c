@@ -64,7 +64,7 @@ static void gasnetc_am_check(int is_request, int category, gasnet_node_t dest,
   if (dest >= gasnetc_g.nodes)
     GASNETC_AM_FATAL("node %u does not exist (the job has %u nodes)",
                      (unsigned)dest, (unsigned)gasnetc_g.nodes);
-  if (!gasnetc_handler_registered_on(dest, handler))
+  if (handler == 0)
     GASNETC_AM_FATAL("handler %u is not registered on node %u (spec 2.3)",
                      (unsigned)handler, (unsigned)dest);
   if (category == GASNETC_AM_MEDIUM && nbytes > GASNETC_AM_MAX_MEDIUM)
@@ -111,7 +111,7 @@ static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,
   if (GASNETC_UNLIKELY(!gasnetc_g.attached || dest >= gasnetc_g.nodes ||
                        (unsigned)nargs > GASNETC_AM_MAX_ARGS ||
                        (is_request && (th->token || th->nis)) || th->hsl_depth ||
-                       !gasnetc_handler_registered_on(dest, handler) ||
+                       handler == 0 ||
                        (category == GASNETC_AM_MEDIUM &&
                         nbytes > GASNETC_AM_MAX_MEDIUM) ||
                        (category >= GASNETC_AM_LONG &&
@@ -135,7 +135,7 @@ static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,
 #if defined(GASNET_SEGMENT_EVERYTHING)
     m.dest = (uintptr_t)dest_addr;
 #else
-    m.dest = (uintptr_t)dest_addr - (uintptr_t)gasnetc_g.seg[dest].addr;
+    m.dest = (uintptr_t)dest_addr - (uintptr_t)gasnetc_g.ep0.peer_seg[dest].addr;
 #endif
   }
   if (is_request) GASNETC_STAT_ADD(requests_sent, 1);
@@ -151,9 +151,8 @@ static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,
   uint8_t hdr[GASNETC_WIRE_MAX_LEN];
   size_t hlen = gasnetc_wire_encode(hdr, m.category, m.handler, m.flags, m.dest,
                                     m.nargs, args);
-  int rc = gasnetc_g.ops->send(gasnetc_g.transport, dest, hdr, hlen,
-                               nbytes ? src : NULL, nbytes,
-                               is_request ? 0 : GASNETC_SEND_REPLY);
+  int rc = gasnetc_route_send(dest, hdr, hlen, nbytes ? src : NULL, nbytes,
+                              is_request ? 0 : GASNETC_SEND_REPLY);
   if (GASNETC_UNLIKELY(rc)) {
     if (rc == -EPIPE &&
         (__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE) ||

@@ -1,11 +1,15 @@
 /*
  * gasnetc_handler.c - the handler table and handler dispatch.
  *
- * Registration (spec 2.1.0.2): gasnet_attach's entries take 128..255; index 0
- * ("don't care") gets the lowest free index from 128 up, in table order, so
- * the same table gives the same indexes on every node. 1..63 are the core's
- * own handlers (gasnetc_core_handlers below), 64..127 the extended API's,
- * which it supplies through gasnete_get_handlertable() when it is linked.
+ * The table belongs to an endpoint (gasnetc_ep_t). Registration (spec
+ * 2.1.0.2): gasnet_attach's entries take 128..255; index 0 ("don't care")
+ * gets the lowest free index from 128 up, in table order, so the same table
+ * gives the same indexes on every node. 1..63 are the core's own handlers
+ * (gasnetc_core_handlers below), 64..127 the extensions' (the conduit's
+ * gasnetc_extension_t list), registered at gasnet_init; a client may add
+ * entries at any time after init (gasnetc_ep_register). Whether an index is
+ * registered is checked where the message arrives: a sender cannot know
+ * what its peer registered since.
  *
  * Dispatch: every message, from the transport (gasnetc_deliver_cb) or from
  * loopback (gasnetc_am.c), ends in gasnetc_handler_run, which checks the
@@ -20,11 +24,6 @@
 
 GASNETC_TLS gasnetc_thread_t gasnetc_thread;
 
-static gasnetc_handler_fn_t gasnetc_handlers[256];
-
-/* The extended API's reserved handlers (64..127). A strong reference: it
- * pulls extended-ref/ out of the static conduit library. */
-extern const gasnet_handlerentry_t *gasnete_get_handlertable(int *numentries);
 
 /* ---- the core's own handlers ------------------------------------------- */
 
@@ -45,85 +44,78 @@ static const gasnet_handlerentry_t gasnetc_core_handlers[] = {
 
 /* ---- registration -------------------------------------------------------- */
 
-static int gasnetc_handler_set(int index, void (*fn)(), const char *what, int i) {
-  if (!fn) {
-    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
-                                "%s entry %d (index %d) has a NULL fnptr", what, i, index);
-  }
-  if (gasnetc_handlers[index]) {
-    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
-                                "%s entry %d: handler index %d is registered twice",
-                                what, i, index);
-  }
-  gasnetc_handlers[index] = fn;
-  return GASNET_OK;
-}
-
-static int gasnetc_handler_reserved(const gasnet_handlerentry_t *t, int n,
-                                    int lo, int hi, const char *what) {
+/* Check every entry of t against ep's table and [lo, hi] before any is
+ * set, so a failed call registers nothing. Index 0 entries are counted in
+ * *nfree. */
+static int gasnetc_ep_check(const gasnetc_ep_t *ep, const gasnet_handlerentry_t *t, int n,
+                            int lo, int hi, const char *call, int *nany) {
+  *nany = 0;
+  if (n < 0 || (n > 0 && !t))
+    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call, "bad handler table (%p, %d entries)",
+                                (const void *)t, n);
   for (int i = 0; i < n; i++) {
-    if (t[i].index < lo || t[i].index > hi) {
-      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
-                                  "%s handler %d outside %d..%d", what, t[i].index, lo, hi);
-    }
-    int rc = gasnetc_handler_set(t[i].index, t[i].fnptr, what, i);
-    if (rc) return rc;
+    int idx = t[i].index;
+    if (!t[i].fnptr)
+      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
+                                  "handler table entry %d (index %d) has a NULL fnptr", i, idx);
+    if (idx == 0) { (*nany)++; continue; }
+    if (idx < lo || idx > hi)
+      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
+                                  "handler table entry %d asks for index %d; %s use %d..%d or 0 "
+                                  "(1..127 are reserved: spec 2.1.0.2)",
+                                  i, idx, lo >= GASNETC_HANDLER_CLIENT_FIRST ? "clients" : "the library's handlers",
+                                  lo, hi);
+    if (ep->handlers[idx])
+      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
+                                  "handler table entry %d: handler index %d is registered twice",
+                                  i, idx);
+    for (int k = 0; k < i; k++)
+      if (t[k].index == idx)
+        return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
+                                    "handler table entry %d: handler index %d is registered twice",
+                                    i, idx);
   }
   return GASNET_OK;
 }
 
-int gasnetc_handler_register(gasnet_handlerentry_t *table, int numentries) {
-  int rc;
-  memset(gasnetc_handlers, 0, sizeof gasnetc_handlers);
-  rc = gasnetc_handler_reserved(gasnetc_core_handlers,
-                                (int)(sizeof gasnetc_core_handlers /
-                                      sizeof gasnetc_core_handlers[0]),
-                                1, GASNETC_HANDLER_CORE_LAST, "core");
+int gasnetc_ep_register(gasnetc_ep_t *ep, gasnet_handlerentry_t *table, int numentries,
+                        int lo, int hi, const char *call) {
+  int nany, rc = gasnetc_ep_check(ep, table, numentries, lo, hi, call, &nany);
   if (rc) return rc;
-  {
-    int n = 0;
-    const gasnet_handlerentry_t *t = gasnete_get_handlertable(&n);
-    rc = gasnetc_handler_reserved(t, n, GASNETC_HANDLER_EXT_FIRST,
-                                  GASNETC_HANDLER_EXT_LAST, "extended API");
-    if (rc) return rc;
+  /* Index 0 entries take the lowest free indexes not asked for explicitly. */
+  int free_n = 0;
+  for (int h = lo; h <= hi; h++) {
+    int asked = 0;
+    for (int i = 0; i < numentries && !asked; i++) asked = table[i].index == h;
+    free_n += !ep->handlers[h] && !asked;
   }
-  if (numentries < 0 || (numentries > 0 && !table)) {
-    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
-                                "bad handler table (%p, %d entries)", (void *)table,
-                                numentries);
-  }
-  /* Pass 1: explicit indexes, which must be client indexes. */
+  if (nany > free_n)
+    return gasnetc_setup_failed(GASNET_ERR_RESOURCE, call,
+                                "%d handlers asked for any index, but only %d of %d..%d are free",
+                                nany, free_n, lo, hi);
+  for (int i = 0; i < numentries; i++)
+    if (table[i].index)
+      __atomic_store_n(&ep->handlers[table[i].index], table[i].fnptr, __ATOMIC_RELEASE);
+  int next = lo;
   for (int i = 0; i < numentries; i++) {
-    if (table[i].index == 0) continue;
-    if (table[i].index < GASNETC_HANDLER_CLIENT_FIRST) {
-      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
-                                  "handler table entry %d asks for index %d; 1..127 are "
-                                  "reserved, clients use 128..255 or 0 (spec 2.1.0.2)",
-                                  i, table[i].index);
-    }
-    if ((rc = gasnetc_handler_set(table[i].index, table[i].fnptr, "handler table", i)))
-      return rc;
-  }
-  /* Pass 2: "don't care" entries get the lowest free client index. */
-  int next = GASNETC_HANDLER_CLIENT_FIRST;
-  for (int i = 0; i < numentries; i++) {
-    if (table[i].index != 0) continue;
-    while (next <= GASNETC_HANDLER_CLIENT_LAST && gasnetc_handlers[next]) next++;
-    if (next > GASNETC_HANDLER_CLIENT_LAST) {
-      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
-                                  "more than 128 client handlers");
-    }
-    if ((rc = gasnetc_handler_set(next, table[i].fnptr, "handler table", i)))
-      return rc;
+    if (table[i].index) continue;
+    while (ep->handlers[next]) next++;
+    __atomic_store_n(&ep->handlers[next], table[i].fnptr, __ATOMIC_RELEASE);
     table[i].index = (gasnet_handler_t)next; /* reported back in place */
   }
   return GASNET_OK;
 }
 
-void gasnetc_handler_bitmap(uint8_t bits[32]) {
-  memset(bits, 0, 32);
-  for (int h = 0; h < 256; h++)
-    if (gasnetc_handlers[h]) bits[h >> 3] |= (uint8_t)(1u << (h & 7));
+int gasnetc_handler_init(gasnetc_ep_t *ep) {
+  int rc = gasnetc_ep_register(ep, (gasnet_handlerentry_t *)gasnetc_core_handlers,
+                               (int)(sizeof gasnetc_core_handlers / sizeof gasnetc_core_handlers[0]),
+                               1, GASNETC_HANDLER_CORE_LAST, "gasnet_init");
+  for (unsigned i = 0; i < gasnetc_conduit.nextensions && !rc; i++) {
+    const gasnetc_extension_t *x = gasnetc_conduit.extensions[i];
+    rc = gasnetc_ep_register(ep, (gasnet_handlerentry_t *)x->handlers, x->nhandlers,
+                             GASNETC_HANDLER_EXT_FIRST, GASNETC_HANDLER_EXT_LAST, "gasnet_init");
+  }
+  return rc;
 }
 
 /* ---- per-thread buffers -------------------------------------------------- */
@@ -199,14 +191,14 @@ static const char *gasnetc_category_name(unsigned c) {
 
 void gasnetc_handler_run(gasnet_node_t src, const gasnetc_wire_msg_t *m,
                          void *buf, size_t nbytes) {
-  gasnetc_handler_fn_t fn = gasnetc_handlers[m->handler];
+  gasnetc_handler_fn_t fn = __atomic_load_n(&gasnetc_g.ep0.handlers[m->handler], __ATOMIC_ACQUIRE);
   int is_request = !(m->flags & GASNETC_WIRE_F_REPLY);
   if (GASNETC_UNLIKELY(!fn))
-    gasnetc_fatal("received an AM %s %s from node %u for handler %u, which is "
-                  "not registered on this node (spec 2.3)",
-                  is_request ? "request" : "reply",
-                  gasnetc_category_name(m->category), (unsigned)src,
-                  (unsigned)m->handler);
+    gasnetc_fatal("gasnet_AM%s%s%u: handler %u is not registered on node %u "
+                  "(sent by node %u; spec 2.3)", is_request ? "Request" : "Reply",
+                  m->flags & GASNETC_WIRE_F_ASYNC ? "LongAsync" : gasnetc_category_name(m->category),
+                  (unsigned)m->nargs, (unsigned)m->handler, (unsigned)gasnetc_g.mynode,
+                  (unsigned)src);
   struct gasnetc_token token = { GASNETC_TOKEN_MAGIC, src, (uint8_t)is_request, 0 };
   gasnet_token_t tok = &token;
   gasnetc_thread_t *th = &gasnetc_thread;
@@ -237,7 +229,7 @@ static inline void *gasnetc_long_dest(uint64_t dest) {
 #if defined(GASNET_SEGMENT_EVERYTHING)
   return (void *)(uintptr_t)dest;
 #else
-  return (void *)((uintptr_t)gasnetc_g.seg[gasnetc_g.mynode].addr + (uintptr_t)dest);
+  return (void *)((uintptr_t)gasnetc_g.seg0.addr + (uintptr_t)dest);
 #endif
 }
 

@@ -39,7 +39,7 @@
 #include "gasnett_internal.h"
 #include "boot.h"
 
-gasnetc_state_t gasnetc_g;
+gasnetc_client_t gasnetc_g = { .epfd = -1 };
 
 /* Spec 1.8: the configuration string is embedded in the library. */
 const char gasnetc_config_ident[] __attribute__((used)) =
@@ -55,8 +55,6 @@ static volatile sig_atomic_t gasnetc_exit_code;  /* code of the exit in progress
 static volatile sig_atomic_t gasnetc_quit_raised; /* SIGQUIT raised by us */
 
 static void gasnetc_exit_now(int code, int notify) __attribute__((noreturn));
-/* extended-ref/gasnete_init.c (a strong reference, like the handler table). */
-extern void gasnete_init(void);
 
 /* ---- tunables: the core's environment, read once -------------------------
  *   GASNET_MAX_SEGSIZE  segment cap (gasnetc_segment.c)   default: physmem/2
@@ -126,6 +124,28 @@ typedef struct {
   gasnetc_host_rec_t host;
 } gasnetc_init_rec_t;
 
+/* The primordial objects: EP 0 with the core's and the extensions'
+ * handlers (a client may add its own from now on), its segment (bound at
+ * attach) and team 0, every rank in job order. */
+static void gasnetc_objects_init(void) {
+  gasnetc_client_t *g = &gasnetc_g;
+  g->ep0.index = 0;
+  g->ep0.client = g;
+  g->tm0.id = 0;
+  g->tm0.rank = g->mynode;
+  g->tm0.size = g->nodes;
+  if (gasnetc_handler_init(&g->ep0) != GASNET_OK)
+    gasnetc_fatal("gasnet_init: the library's own handler tables conflict");
+  if (gasnetc_wait_init() != 0)
+    gasnetc_fatal("gasnet_init: cannot create the epoll set of the wait");
+}
+
+gasnetc_team_t *gasnetc_team_lookup(uint32_t id) {
+  return id == gasnetc_g.tm0.id ? &gasnetc_g.tm0 : NULL;
+}
+
+gasnetc_team_t *gasnetc_team_primordial(void) { return &gasnetc_g.tm0; }
+
 /* ---- gasnet_init (spec 2.1.0.1) ------------------------------------------- */
 
 int gasnet_init(int *argc, char ***argv) {
@@ -140,7 +160,7 @@ int gasnet_init(int *argc, char ***argv) {
                                 "cannot join the job's bootstrap (see the message above)");
   gasnetc_g.mynode = boot_rank();
   gasnetc_g.nodes = boot_size();
-  gasnetc_g.ops = gasnetc_conduit_ops;
+  gasnetc_objects_init();
   gasnetc_g.inited = 1;
   /* The tools read the job's environment from now on; diagnostics
    * (GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR) name the rank, and
@@ -193,10 +213,57 @@ int gasnet_init(int *argc, char ***argv) {
 typedef struct {
   uint64_t seg_addr, seg_size;
   uint64_t minheapoffset;
-  uint8_t handlers[32];     /* registered handler indexes, bit per index */
-  uint32_t addr_len;
-  uint8_t addr[GASNETC_ADDR_MAX]; /* transport address blob */
+  /* then, per transport, its address blob in GASNETC_ADDR_MAX bytes */
+  uint8_t addr[];
 } gasnetc_attach_rec_t;
+
+static void gasnetc_attach_config(gasnetc_transport_config_t *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->myrank = gasnetc_g.mynode;
+  cfg->nranks = gasnetc_g.nodes;
+  boot_job_key(cfg->job_key);
+  gasnetc_addr_get(&cfg->bind_addr, &cfg->bind_addr_len);
+  cfg->getenv = boot_getenv;
+  cfg->deliver = gasnetc_deliver_cb;
+  cfg->place = gasnetc_place_cb;
+  cfg->peer_dead = gasnetc_peer_dead_cb;
+}
+
+/* Learn every node's segment and transport addresses, and connect. */
+static void gasnetc_attach_exchange(const gasnet_seginfo_t *myseg, uintptr_t minheapoffset) {
+  gasnet_node_t n = gasnetc_g.nodes;
+  size_t stride = sizeof(gasnetc_attach_rec_t) + (size_t)gasnetc_g.ntp * GASNETC_ADDR_MAX;
+  gasnetc_attach_rec_t *rec = calloc(1, stride);
+  char *all = malloc(stride * n);
+  gasnetc_g.ep0.peer_seg = malloc(sizeof *gasnetc_g.ep0.peer_seg * n);
+  if (!rec || !all || !gasnetc_g.ep0.peer_seg)
+    gasnetc_fatal("gasnet_attach: out of memory for the tables of %u nodes", (unsigned)n);
+  rec->seg_addr = (uintptr_t)myseg->addr;
+  rec->seg_size = myseg->size;
+  rec->minheapoffset = minheapoffset;
+  for (unsigned i = 0; i < gasnetc_g.ntp; i++) {
+    gasnetc_tp_t *tp = &gasnetc_g.tp[i];
+    size_t alen = GASNETC_ADDR_MAX;
+    if (tp->ops->address(tp->t, rec->addr + i * GASNETC_ADDR_MAX, &alen) != 0)
+      gasnetc_fatal("gasnet_attach: the %s transport has no address", tp->ops->name);
+  }
+  if (boot_exchange(rec, stride, all) != 0)
+    gasnetc_fatal("gasnet_attach: the bootstrap exchange failed");
+  for (gasnet_node_t i = 0; i < n; i++) {
+    const gasnetc_attach_rec_t *r = (const gasnetc_attach_rec_t *)(all + stride * i);
+    gasnetc_g.ep0.peer_seg[i].addr = (void *)(uintptr_t)r->seg_addr;
+    gasnetc_g.ep0.peer_seg[i].size = (uintptr_t)r->seg_size;
+    if (r->minheapoffset != minheapoffset && gasnetc_g.mynode == 0)
+      fprintf(stderr, "GASNet: gasnet_attach: warning: node %u passed "
+              "minheapoffset %lu, node 0 %lu; all nodes must pass the same "
+              "value (spec 2.1.0.2)\n", (unsigned)i,
+              (unsigned long)r->minheapoffset, (unsigned long)minheapoffset);
+  }
+  if (gasnetc_route_connect(all + offsetof(gasnetc_attach_rec_t, addr), stride) != 0)
+    gasnetc_fatal("gasnet_attach: the transports could not reach the other nodes");
+  free(rec);
+  free(all);
+}
 
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
                   uintptr_t segsize, uintptr_t minheapoffset) {
@@ -214,70 +281,30 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
                                 "segsize %lu is not a multiple of GASNET_PAGESIZE (%d) "
                                 "(spec 2.1.0.2)", (unsigned long)segsize, GASNET_PAGESIZE);
 #endif
-  if ((rc = gasnetc_handler_register(table, numentries))) return rc;
+  if ((rc = gasnetc_ep_register(&gasnetc_g.ep0, table, numentries,
+                                 GASNETC_HANDLER_CLIENT_FIRST, GASNETC_HANDLER_CLIENT_LAST,
+                                 "gasnet_attach")))
+    return rc;
   gasnet_seginfo_t myseg;
   if ((rc = gasnetc_segment_attach(segsize, minheapoffset, &myseg))) return rc;
+  gasnetc_g.seg0.addr = myseg.addr;
+  gasnetc_g.seg0.size = myseg.size;
+  gasnetc_g.ep0.seg = &gasnetc_g.seg0;
 
   gasnetc_transport_config_t cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.myrank = gasnetc_g.mynode;
-  cfg.nranks = gasnetc_g.nodes;
-  boot_job_key(cfg.job_key);
-  gasnetc_addr_get(&cfg.bind_addr, &cfg.bind_addr_len);
-  cfg.getenv = boot_getenv;
-  cfg.ctx = NULL;
-  cfg.deliver = gasnetc_deliver_cb;
-  cfg.place = gasnetc_place_cb;
-  cfg.peer_dead = gasnetc_peer_dead_cb;
-  if (gasnetc_g.ops->open(&gasnetc_g.transport, &cfg) != 0)
-    return gasnetc_setup_failed(GASNET_ERR_RESOURCE, "gasnet_attach",
-                                "cannot open the %s transport", gasnetc_g.ops->name);
-  gasnetc_g.max_payload = gasnetc_g.ops->max_payload(gasnetc_g.transport);
+  gasnetc_attach_config(&cfg);
+  if ((rc = gasnetc_route_open(&cfg))) return rc;
   if (gasnetc_g.max_payload < GASNETC_AM_MAX_LONG ||
       gasnetc_g.max_payload < GASNETC_AM_MAX_MEDIUM)
-    gasnetc_fatal("gasnet_attach: the %s transport carries %zu bytes per frame, "
+    gasnetc_fatal("gasnet_attach: a transport carries %zu bytes per frame, "
                   "less than the %u this library advertises",
-                  gasnetc_g.ops->name, gasnetc_g.max_payload, GASNETC_AM_MAX_LONG);
-
-  gasnetc_attach_rec_t rec;
-  memset(&rec, 0, sizeof rec);
-  rec.seg_addr = (uintptr_t)myseg.addr;
-  rec.seg_size = myseg.size;
-  rec.minheapoffset = minheapoffset;
-  gasnetc_handler_bitmap(rec.handlers);
-  size_t alen = sizeof rec.addr;
-  if (gasnetc_g.ops->address(gasnetc_g.transport, rec.addr, &alen) != 0)
-    gasnetc_fatal("gasnet_attach: the %s transport has no address", gasnetc_g.ops->name);
-  rec.addr_len = (uint32_t)alen;
-
-  gasnet_node_t n = gasnetc_g.nodes;
-  gasnetc_attach_rec_t *all = malloc(sizeof *all * n);
-  gasnetc_g.seg = malloc(sizeof *gasnetc_g.seg * n);
-  gasnetc_g.registered = malloc(sizeof *gasnetc_g.registered * n);
-  if (!all || !gasnetc_g.seg || !gasnetc_g.registered)
-    gasnetc_fatal("gasnet_attach: out of memory for the tables of %u nodes", (unsigned)n);
-  if (boot_exchange(&rec, sizeof rec, all) != 0)
-    gasnetc_fatal("gasnet_attach: the bootstrap exchange failed");
-  for (gasnet_node_t i = 0; i < n; i++) {
-    gasnetc_g.seg[i].addr = (void *)(uintptr_t)all[i].seg_addr;
-    gasnetc_g.seg[i].size = (uintptr_t)all[i].seg_size;
-    memcpy(gasnetc_g.registered[i], all[i].handlers, 32);
-    if (all[i].minheapoffset != minheapoffset && gasnetc_g.mynode == 0)
-      fprintf(stderr, "GASNet: gasnet_attach: warning: node %u passed "
-              "minheapoffset %lu, node 0 %lu; all nodes must pass the same "
-              "value (spec 2.1.0.2)\n", (unsigned)i,
-              (unsigned long)all[i].minheapoffset, (unsigned long)minheapoffset);
-  }
-  if (gasnetc_g.ops->connect(gasnetc_g.transport,
-                             (const char *)all + offsetof(gasnetc_attach_rec_t, addr),
-                             sizeof *all) != 0)
-    gasnetc_fatal("gasnet_attach: the %s transport could not reach the other nodes",
-                  gasnetc_g.ops->name);
-  free(all);
+                  gasnetc_g.max_payload, GASNETC_AM_MAX_LONG);
+  gasnetc_attach_exchange(&myseg, minheapoffset);
   gasnetc_g.attached = 1;
-  /* The extended API (extended-ref/) learns the segments; before the
-   * barrier, so no node uses it before every node has it ready. */
-  gasnete_init();
+  /* The extensions (extended-ref/) learn the segments; before the barrier,
+   * so no node uses them before every node has them ready. */
+  for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
+    if (gasnetc_conduit.extensions[i]->attach) gasnetc_conduit.extensions[i]->attach();
   /* A successful attach is a global barrier (spec 2.1.0.2). */
   if (boot_barrier() != 0) gasnetc_fatal("gasnet_attach: the bootstrap barrier failed");
   return GASNET_OK;
@@ -285,6 +312,8 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
 
 /* ---- gasnet_exit (spec 2.1.0.5) ------------------------------------------- */
 
+/* The exit notice goes in the reply class, which transports never refuse:
+ * an exiting node does not wait for any peer's window. */
 static void gasnetc_exit_notify(int code) {
   uint8_t hdr[GASNETC_WIRE_MAX_LEN];
   int32_t arg = code;
@@ -292,7 +321,7 @@ static void gasnetc_exit_notify(int code) {
                                     0, 0, 1, &arg);
   for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
     if (i != gasnetc_g.mynode) /* errors ignored: a dead node needs no notice */
-      (void)gasnetc_g.ops->send(gasnetc_g.transport, i, hdr, hlen, NULL, 0, 0);
+      (void)gasnetc_route_send(i, hdr, hlen, NULL, 0, GASNETC_SEND_REPLY);
 }
 
 static void gasnetc_exit_now(int code, int notify) {
@@ -311,8 +340,7 @@ static void gasnetc_exit_now(int code, int notify) {
    * nodes runs while our transport flushes. */
   if (gasnetc_g.inited) boot_fini(code);
   /* Not from inside a transport callback: the transport is mid-call. */
-  if (gasnetc_g.attached && !gasnetc_thread.in_callback)
-    gasnetc_g.ops->close(gasnetc_g.transport);
+  if (gasnetc_g.attached && !gasnetc_thread.in_callback) gasnetc_route_close();
   _exit(code);
 }
 

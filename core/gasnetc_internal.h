@@ -13,6 +13,7 @@
 #include "gasnet.h"
 #include "transport.h"
 #include "gasnetc_wire.h"
+#include "gasnetc_ext.h"
 
 /* Per-thread storage: SEQ has one client thread, so plain statics do. */
 #if defined(GASNET_SEQ)
@@ -61,23 +62,65 @@ typedef struct {
 } gasnetc_thread_t;
 extern GASNETC_TLS gasnetc_thread_t gasnetc_thread;
 
-/* Process-wide state, written during init/attach (one thread), read after. */
-typedef struct {
+typedef void (*gasnetc_handler_fn_t)();
+
+/* ---- the core's objects --------------------------------------------------
+ * GASNet-1 has exactly one of each (the primordial ones); GASNet-EX names
+ * them with handles. Written during init/attach (one thread), read after,
+ * except the handler table, which may grow at any time after init. */
+
+/* A segment of this process's memory (gasnetc_segment.c). */
+typedef struct gasnetc_segment {
+  void *addr;
+  uintptr_t size;
+} gasnetc_segment_t;
+
+/* An endpoint: a handler table and a bound segment. Index 0 is the
+ * primordial EP, the one GASNet-1 uses. */
+typedef struct gasnetc_ep {
+  unsigned index;
+  struct gasnetc_client *client;
+  gasnetc_handler_fn_t handlers[256];  /* set once per index, atomically */
+  gasnetc_segment_t *seg;              /* bound segment, NULL before attach */
+  gasnet_seginfo_t *peer_seg;          /* [nodes]: every rank's bound segment */
+} gasnetc_ep_t;
+
+
+/* One transport of the client, and the callbacks' context. */
+typedef struct gasnetc_tp {
+  const gasnetc_transport_ops_t *ops;
+  gasnetc_transport_t *t;
+  struct gasnetc_client *client;
+  unsigned index;
+} gasnetc_tp_t;
+
+#define GASNETC_TP_MAX 4          /* transports in one conduit */
+#define GASNETC_ROUTE_SELF 0xffu  /* route[mynode]: loopback, in the core */
+
+/* The client: the job as this process sees it. */
+typedef struct gasnetc_client {
   int inited, attached;
   /* The set-up call that failed ("gasnet_init", "gasnet_attach") and why;
    * failed_call is NULL while none has failed. */
   const char *failed_call;
   char failure[256];
   gasnet_node_t mynode, nodes;
-  const gasnetc_transport_ops_t *ops;
-  gasnetc_transport_t *transport;
-  size_t max_payload;
 
-  /* Segments (gasnetc_segment.c). */
+  /* Transports and the route table (gasnetc_route.c): route[r] is the
+   * index in tp[] of the transport that serves rank r. */
+  gasnetc_tp_t tp[GASNETC_TP_MAX];
+  unsigned ntp;
+  uint8_t *route;             /* [nodes] */
+  size_t max_payload;         /* the least of the transports' */
+  int epfd;                   /* the one wait (gasnetc_wait.c), -1 before init */
+
+  /* The primordial objects. */
+  gasnetc_ep_t ep0;
+  gasnetc_segment_t seg0;
+  gasnetc_team_t tm0;
+
+  /* Segment limits (gasnetc_segment.c). */
   uintptr_t max_local_seg, max_global_seg;
-  gasnet_seginfo_t *seg;      /* [nodes] */
-  /* Handler tables: which indexes each node registered (bit i of byte i/8). */
-  uint8_t (*registered)[32];  /* [nodes][32] */
 
   /* Tunables, read once in gasnet_init (GASNET_* environment). */
   uint64_t spin_ns;           /* GASNET_SPIN_USEC */
@@ -97,11 +140,25 @@ typedef struct {
   volatile int remote_exit;   /* another node called gasnet_exit ... */
   volatile int remote_code;   /* ... with this code */
   uint64_t remote_exit_ns;    /* ... learnt then (gasnetc_now_ns) */
-} gasnetc_state_t;
-extern gasnetc_state_t gasnetc_g;
+} gasnetc_client_t;
+/* The one client of a GASNet-1 program (and of EX's gex_Client_Init). */
+extern gasnetc_client_t gasnetc_g;
 
-/* The transport this library was assembled with (core/conduit_<name>.c). */
-extern const gasnetc_transport_ops_t *const gasnetc_conduit_ops;
+/* ---- what a conduit library is assembled from (conduit/<name>.c) ---------
+ * The core knows its transports and the layers above it only through this:
+ * it never names amudp, amtcp or extended-ref. */
+
+typedef struct gasnetc_conduit {
+  const char *name;                    /* "udp", "tcp" */
+  const gasnetc_transport_ops_t *transports[GASNETC_TP_MAX];
+  unsigned ntransports;
+  /* Which of transports[] serves the pair (me, peer), me != peer. Both
+   * ends must get the same answer. NULL: transports[0] serves everyone. */
+  unsigned (*route)(gasnet_node_t me, gasnet_node_t peer);
+  const gasnetc_extension_t *extensions[2];
+  unsigned nextensions;
+} gasnetc_conduit_t;
+extern const gasnetc_conduit_t gasnetc_conduit;
 
 /* ---- errors (gasnetc_errors.c) ---------------------------------------- */
 /* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */
@@ -153,7 +210,8 @@ void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t 
 #define GASNETC_STATS(X)                                              \
   X(requests_sent) X(replies_sent) X(loopback_msgs) X(payload_bytes_sent) \
   X(requests_handled) X(replies_handled) X(payload_bytes_received)     \
-  X(medium_realigned) X(long_copied) X(polls) X(waits)
+  X(medium_realigned) X(long_copied) X(polls) X(waits) X(send_retries)   \
+  X(sends_inflight)
 enum {
 #define GASNETC_STAT_ENUM(name) GASNETC_STAT_##name,
   GASNETC_STATS(GASNETC_STAT_ENUM)
@@ -171,30 +229,66 @@ uintptr_t gasnetc_segment_max_from_env(const char *value);
 int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
                            gasnet_seginfo_t *mine);
 /* 1 when [addr, addr+n) lies in node's segment (always in EVERYTHING). */
+/* (the segments are ep0's: GASNet-1 has one EP) */
 int gasnetc_segment_contains(gasnet_node_t node, const void *addr, size_t n);
 /* Name node's segment in a message: "[0x...,0x...)". */
 void gasnetc_segment_format(gasnet_node_t node, char *buf, size_t len);
 
 /* ---- handlers (gasnetc_handler.c) -------------------------------------- */
-typedef void (*gasnetc_handler_fn_t)();
-/* Fill the table from the client's entries and the reserved ones; 0 or a
- * GASNET_ERR_* after printing the reason (spec 2.1.0.2). */
-int gasnetc_handler_register(gasnet_handlerentry_t *table, int numentries);
-/* The bitmap of registered indexes this node publishes at attach. */
-void gasnetc_handler_bitmap(uint8_t bits[32]);
-static inline int gasnetc_handler_registered_on(gasnet_node_t node,
-                                                gasnet_handler_t h) {
-  return (gasnetc_g.registered[node][h >> 3] >> (h & 7)) & 1;
-}
+/* Register the core's and the extensions' handlers in ep (gasnet_init). */
+int gasnetc_handler_init(gasnetc_ep_t *ep);
+/* Register client entries in ep, at any time after init: explicit indexes
+ * must lie in [lo, hi]; index 0 takes the lowest free one there, in table
+ * order, written back into the entry (spec 2.1.0.2). 0, or a GASNET_ERR_*
+ * after printing the reason, naming `call`, with nothing registered. */
+int gasnetc_ep_register(gasnetc_ep_t *ep, gasnet_handlerentry_t *table, int numentries,
+                        int lo, int hi, const char *call);
 /* Run handler m->handler for a message from src (transport or loopback). */
 void gasnetc_handler_run(gasnet_node_t src, const gasnetc_wire_msg_t *m,
                          void *buf, size_t nbytes);
-/* Transport callbacks (installed in the transport config at attach). */
+/* Transport callbacks (installed in the transport config at attach); ctx
+ * is the gasnetc_tp_t. */
 void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr,
                         size_t hdrlen, void *payload, size_t paylen);
 void *gasnetc_place_cb(void *ctx, uint32_t src, const void *hdr,
                        size_t hdrlen, size_t paylen);
 void gasnetc_peer_dead_cb(void *ctx, uint32_t rank, const char *why);
+void gasnetc_send_done_cb(void *ctx, void *cookie, int rc); /* gasnetc_route.c */
+
+/* ---- transports and routes (gasnetc_route.c) ------------------------------ */
+/* Open the conduit's transports (gasnet_attach). 0 or a GASNET_ERR_*. */
+int gasnetc_route_open(const gasnetc_transport_config_t *base);
+/* Give every transport every rank's address blobs (rank r's blob for
+ * transport i at blobs + r*stride + i*GASNETC_ADDR_MAX), fill the route
+ * table and connect. 0, or -1 after printing why. */
+int gasnetc_route_connect(const void *blobs, size_t stride);
+static inline gasnetc_tp_t *gasnetc_route_tp(gasnet_node_t node) {
+  return &gasnetc_g.tp[gasnetc_g.route[node]];
+}
+/* Send one frame to node (not this one) through its transport: when the
+ * transport says "not now", make progress (gasnetc_wait) and try again; a
+ * payload the transport still reads (INFLIGHT) is waited for. Returns 0 or
+ * the transport's -errno (-EPIPE: the node is dead). */
+int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
+                       const void *payload, size_t paylen, unsigned flags);
+/* Buffer lending through the route (transport.h prepare/commit; a copy
+ * when the transport has none): lend->dest and lend->flags set by the
+ * caller; prepare waits, making progress, rather than say "not now". */
+int gasnetc_route_prepare(gasnetc_lend_t *lend, size_t paylen);
+int gasnetc_route_commit(gasnetc_lend_t *lend, const void *hdr, size_t hdrlen,
+                         size_t paylen);
+void gasnetc_route_close(void);
+
+/* ---- the one wait (gasnetc_wait.c) ----------------------------------------- */
+int gasnetc_wait_init(void);
+/* cfg.watch of every transport: ctx is its gasnetc_tp_t. */
+int gasnetc_watch_cb(void *ctx, int fd, unsigned events);
+/* One bounded, non-blocking pass over every transport; frames delivered. */
+int gasnetc_progress(void);
+/* Sleep until a descriptor of any transport is ready, the earliest
+ * transport deadline, or timeout_ms (-1: none but the deadlines), then
+ * make progress; frames delivered. */
+int gasnetc_wait(int timeout_ms);
 
 /* A per-thread buffer of GASNETC_AM_MAX_MEDIUM bytes, 64-byte aligned, one
  * per handler nesting depth (a loopback reply's handler runs inside the

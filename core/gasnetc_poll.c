@@ -5,12 +5,13 @@
  * Each is a short list of bounded phases:
  *   1. check the calling context (attached, not in a handler, not in a
  *      No-Interrupt Section: spec 2.4.1 / 2.4.3);
- *   2. let the transport do one bounded, non-blocking pass (read what has
- *      arrived, run due timers, deliver frames -> handlers);
- *   3. BLOCKUNTIL only: after GASNET_SPIN_USEC of finding nothing, sleep in
- *      the kernel (at most GASNETC_BLOCK_SLICE_MS), then go round again;
- *      before that, on an overcommitted host, yield the CPU after each
- *      empty poll (gasnetc_host.c);
+ *   2. let every transport do one bounded, non-blocking pass (read what has
+ *      arrived, run due timers, deliver frames -> handlers): gasnetc_progress;
+ *   3. BLOCKUNTIL only: after GASNET_SPIN_USEC of finding nothing (state->mode
+ *      may say never, or at once), sleep in the one wait of all transports
+ *      (gasnetc_wait.c; at most GASNETC_BLOCK_SLICE_MS), then go round
+ *      again; before that, on an overcommitted host, yield the CPU after
+ *      each empty poll (gasnetc_host.c);
  *   4. honour an exit requested by another node (spec 2.1.0.5).
  * Loopback messages never wait here: they run inside the sending call.
  */
@@ -50,40 +51,31 @@ static void gasnetc_poll_check_context(const char *fname) {
                   "(spec 2.4.3)", fname);
 }
 
-static int gasnetc_poll_transport(void) {
-  GASNETC_STAT_ADD(polls, 1);
-  int n = gasnetc_g.ops->poll(gasnetc_g.transport);
-  if (GASNETC_UNLIKELY(n < 0) &&
-      !__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE))
-    gasnetc_fatal("gasnet_AMPoll: the %s transport failed: %s",
-                  gasnetc_g.ops->name, strerror(-n));
-  return n;
-}
-
 int gasnet_AMPoll(void) {
   gasnetc_poll_check_context("gasnet_AMPoll");
-  gasnetc_poll_transport();
+  gasnetc_progress();
   gasnetc_exit_check();
   return GASNET_OK;
 }
 
 void gasnetc_block_step(gasnetc_block_t *state) {
   gasnetc_poll_check_context("GASNET_BLOCKUNTIL");
-  if (gasnetc_poll_transport() > 0) {
+  if (gasnetc_progress() > 0) {
     state->idle_since_ns = 0;
   } else {
     uint64_t now = gasnetc_now_ns();
-    int fresh = state->idle_since_ns == 0; /* always, in GASNET_WAIT_SPIN */
+    int fresh = state->idle_since_ns == 0;
     if (fresh) state->idle_since_ns = now;
-    if (fresh || now - state->idle_since_ns < gasnetc_g.spin_ns) {
+    int spin = state->mode == GASNETC_BLOCK_SPIN ||
+               (state->mode != GASNETC_BLOCK_SLEEP &&
+                (fresh || now - state->idle_since_ns < gasnetc_g.spin_ns));
+    if (spin) {
       if (gasnetc_g.polite) sched_yield();
     } else {
-      GASNETC_STAT_ADD(waits, 1);
       /* A remote exit is acted on at a poll point once its linger is over:
        * come back for it even when nothing else will wake us. */
       int slice = gasnetc_g.remote_exit ? 1 : GASNETC_BLOCK_SLICE_MS;
-      int n = gasnetc_g.ops->wait(gasnetc_g.transport, slice);
-      if (n > 0) state->idle_since_ns = 0;
+      if (gasnetc_wait(slice) > 0) state->idle_since_ns = 0;
     }
   }
   gasnetc_exit_check();

@@ -118,7 +118,7 @@ int gasnetc_segment_contains(gasnet_node_t node, const void *addr, size_t n) {
   (void)node; (void)addr; (void)n;
   return 1; /* spec 2.1.0.2: the client's responsibility */
 #else
-  const gasnet_seginfo_t *s = &gasnetc_g.seg[node];
+  const gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[node];
   uintptr_t a = (uintptr_t)addr, base = (uintptr_t)s->addr;
   if (n == 0) return 1; /* nothing is written */
   return a >= base && n <= s->size && a - base <= s->size - n;
@@ -126,7 +126,7 @@ int gasnetc_segment_contains(gasnet_node_t node, const void *addr, size_t n) {
 }
 
 void gasnetc_segment_format(gasnet_node_t node, char *buf, size_t len) {
-  const gasnet_seginfo_t *s = &gasnetc_g.seg[node];
+  const gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[node];
   if (s->size == 0)
     snprintf(buf, len, "(none: segment size 0)");
   else
@@ -138,6 +138,6 @@ int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries) {
   if (numentries < 0 || (numentries > 0 && !seginfo_table))
     return GASNET_ERR_BAD_ARG;
   int n = numentries < (int)gasnetc_g.nodes ? numentries : (int)gasnetc_g.nodes;
-  for (int i = 0; i < n; i++) seginfo_table[i] = gasnetc_g.seg[i];
+  for (int i = 0; i < n; i++) seginfo_table[i] = gasnetc_g.ep0.peer_seg[i];
   return GASNET_OK;
 }

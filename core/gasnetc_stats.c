@@ -34,7 +34,9 @@ void gasnetc_stats_write(void) {
   for (int i = 0; i < GASNETC_STAT_COUNT; i++)
     fprintf(f, "core.%s %llu\n", gasnetc_stat_names[i],
             (unsigned long long)__atomic_load_n(&gasnetc_stats[i], __ATOMIC_RELAXED));
-  fprintf(f, "# transport %s\n", gasnetc_g.ops->name);
-  if (gasnetc_g.ops->stats) gasnetc_g.ops->stats(gasnetc_g.transport, f);
+  for (unsigned i = 0; i < gasnetc_g.ntp; i++) {
+    fprintf(f, "# transport %s\n", gasnetc_g.tp[i].ops->name);
+    if (gasnetc_g.tp[i].ops->stats) gasnetc_g.tp[i].ops->stats(gasnetc_g.tp[i].t, f);
+  }
   fclose(f);
 }

@@ -11,10 +11,15 @@
  *   2      1    nargs      0..16
  *   3      1    flags      GASNETC_WIRE_F_REPLY | GASNETC_WIRE_F_ASYNC
  *   4      1    version    GASNETC_WIRE_VERSION
- *   5      3    reserved   zero
+ *   5      1    pad        zero bytes after the args (0..15)
+ *   6      2    reserved   zero
  *   8      8    dest       Long only: destination offset in the target's
  *                          segment (SEGMENT_EVERYTHING: the address itself)
  *   8/16   4*n  args       gasnet_handlerarg_t, n = nargs
+ *   ...    pad  zeros      Medium only: the header is padded to a multiple
+ *                          of 16 bytes, so that its payload, which follows
+ *                          the header, is delivered 16-byte aligned
+ *                          (transport.h, "Alignment"; spec 2.3.3.2)
  *
  * The payload (Medium, Long) is the frame's payload, not part of the header.
  */
@@ -38,12 +43,12 @@ enum {
   GASNETC_WIRE_F_ASYNC = 1u << 1, /* sent by RequestLongAsync (informational) */
 };
 
-#define GASNETC_WIRE_VERSION 1
+#define GASNETC_WIRE_VERSION 2
 #define GASNETC_WIRE_MAX_ARGS 16
 
 typedef struct {
   uint8_t category, handler, nargs, flags;
-  uint8_t version, reserved[3];
+  uint8_t version, pad, reserved[2];
 } gasnetc_wire_fixed_t;
 
 #define GASNETC_WIRE_FIXED_LEN 8
@@ -54,6 +59,7 @@ typedef struct {
 _Static_assert(sizeof(gasnetc_wire_fixed_t) == GASNETC_WIRE_FIXED_LEN,
                "fixed header is 8 bytes");
 _Static_assert(GASNETC_WIRE_MAX_LEN == 80, "largest header is 80 bytes");
+_Static_assert(GASNETC_WIRE_MAX_LEN % 16 == 0, "a padded Medium header fits too");
 _Static_assert(GASNETC_WIRE_MAX_LEN <= GASNETC_HDR_MAX,
                "header fits the transport's limit");
 
@@ -81,11 +87,17 @@ static inline uint64_t gasnetc_wire_get64(const uint8_t *p) {
          (uint64_t)gasnetc_wire_get32(p + 4) << 32;
 }
 
-/* Length of the header for this category and argument count. */
+/* Length of the header for this category and argument count, without
+ * padding. */
 static inline size_t gasnetc_wire_len(unsigned category, unsigned nargs) {
   return GASNETC_WIRE_FIXED_LEN +
          (category == GASNETC_WIRE_LONG ? GASNETC_WIRE_DEST_LEN : 0) +
          4 * (size_t)nargs;
+}
+
+/* Padding bytes after the args: Medium headers end 16-aligned. */
+static inline size_t gasnetc_wire_pad(unsigned category, unsigned nargs) {
+  return category == GASNETC_WIRE_MEDIUM ? -gasnetc_wire_len(category, nargs) & 15 : 0;
 }
 
 /* Encode into buf (GASNETC_WIRE_MAX_LEN bytes); returns the length. */
@@ -96,7 +108,8 @@ static inline size_t gasnetc_wire_encode(uint8_t *buf, unsigned category,
   uint8_t *p = buf;
   p[0] = (uint8_t)category; p[1] = (uint8_t)handler;
   p[2] = (uint8_t)nargs; p[3] = (uint8_t)flags;
-  p[4] = GASNETC_WIRE_VERSION; p[5] = p[6] = p[7] = 0;
+  size_t pad = gasnetc_wire_pad(category, nargs);
+  p[4] = GASNETC_WIRE_VERSION; p[5] = (uint8_t)pad; p[6] = p[7] = 0;
   p += GASNETC_WIRE_FIXED_LEN;
   if (category == GASNETC_WIRE_LONG) {
     gasnetc_wire_put64(p, dest);
@@ -104,7 +117,8 @@ static inline size_t gasnetc_wire_encode(uint8_t *buf, unsigned category,
   }
   for (unsigned i = 0; i < nargs; i++, p += 4)
     gasnetc_wire_put32(p, (uint32_t)args[i]);
-  return (size_t)(p - buf);
+  memset(p, 0, pad);
+  return (size_t)(p + pad - buf);
 }
 
 /* Decode; 0, or -1 when the header is malformed (the caller names it). */
@@ -115,7 +129,8 @@ static inline int gasnetc_wire_decode(const void *hdr, size_t len,
   m->category = p[0]; m->handler = p[1]; m->nargs = p[2]; m->flags = p[3];
   if (m->category < GASNETC_WIRE_SHORT || m->category > GASNETC_WIRE_LONG ||
       m->nargs > GASNETC_WIRE_MAX_ARGS ||
-      len != gasnetc_wire_len(m->category, m->nargs))
+      p[5] != gasnetc_wire_pad(m->category, m->nargs) ||
+      len != gasnetc_wire_len(m->category, m->nargs) + p[5])
     return -1;
   p += GASNETC_WIRE_FIXED_LEN;
   m->dest = 0;

@@ -1,23 +1,38 @@
 /*
- * transport.h - the one internal interface between the conduit-neutral core
- * (core/) and a transport (amudp/ over UDP, amtcp/ over TCP).
+ * transport.h - the one internal interface (version 2) between the
+ * conduit-neutral core (core/) and a transport (amudp/ over UDP, amtcp/
+ * over TCP; later the on-host shared-memory one).
  *
  * A transport moves frames between the ranks of a job, reliably and exactly
  * once, and hands each frame it receives to the core through a callback. It
  * knows nothing of handlers, segments or AM categories: a frame is an opaque
  * core header (at most GASNETC_HDR_MAX bytes) followed by an opaque payload
  * (at most ops->max_payload() bytes). Order between frames is NOT promised.
- * Frames larger than a datagram are the transport's business (fragmentation
- * and reassembly).
+ * Frames larger than a datagram are the transport's business.
  *
- * The core picks an implementation by its ops table (amudp_ops, amtcp_ops)
- * and never asks which one it has.
+ * One instance serves one endpoint of the core and the peers the core's
+ * route table gives it (connect's `serves`); several transports may serve
+ * one endpoint, each its own peers. A transport never blocks and never
+ * sleeps on its own (close excepted):
+ *   - send() queues the frame or says "not now" (-EAGAIN); it reports local
+ *     completion of a payload it still reads from the caller's memory
+ *     through cfg.send_done;
+ *   - it exposes its descriptors (cfg.watch) and its next deadline (idle),
+ *     and the core sleeps for all transports at once, in one wait
+ *     (core/gasnetc_wait.c), then calls each one's poll.
+ *
+ * Alignment: a transport delivers a payload at an address congruent mod 16
+ * to the core header's length (the header starts 16-aligned in its receive
+ * buffer, the payload follows it directly, or the payload has a buffer of
+ * its own, 16-aligned). The core pads headers to a multiple of 16 where the
+ * payload must be aligned (Medium: spec 2.3.3.2).
  *
  * Threading: in a PAR build (GASNETC_THREADS defined to 1) every op except
- * open/close may be called from several threads at once, and the callbacks
- * may run on any thread that is inside send/poll/wait. Callbacks are always
- * made with no transport lock held, so a deliver callback may call send
- * (a request handler replying) on the same transport.
+ * open/connect/close may be called from several threads at once, and the
+ * callbacks may run on any thread that is inside send/poll/commit.
+ * Callbacks are always made with no transport lock held, so a deliver
+ * callback may call send (a request handler replying) on the same
+ * transport.
  */
 #ifndef GASNETC_TRANSPORT_H
 #define GASNETC_TRANSPORT_H
@@ -27,19 +42,40 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#define GASNETC_TRANSPORT_VERSION 2
 #define GASNETC_HDR_MAX   192   /* largest core header in one frame, bytes */
 #define GASNETC_ADDR_MAX  64    /* largest transport address blob, bytes */
 #define GASNETC_KEY_LEN   32    /* per-job key, = BOOT_JOB_KEY_LEN */
+#define GASNETC_NEVER     UINT64_MAX /* idle(): no deadline */
 
 typedef struct gasnetc_transport gasnetc_transport_t; /* each transport's own */
 
-/* send() flags */
+/* send() / prepare() flags */
 enum {
   /* This frame is an AM reply. A transport reserves room for replies so
-   * that a reply never waits for the peer to drain requests: a request
-   * handler replying can never deadlock. */
+   * that a reply is never refused for want of the peer draining requests:
+   * replies never get -EAGAIN, so a request handler replying can never
+   * deadlock. */
   GASNETC_SEND_REPLY = 1u << 0,
 };
+
+/* send() results besides 0 (accepted; hdr and payload copied or sent:
+ * the caller may reuse them at once) and -errno. */
+enum {
+  /* Accepted, but the payload is still read from the caller's memory (a
+   * large payload, sent without a copy): cfg.send_done(ctx, cookie, rc) is
+   * called exactly once when it may be reused. */
+  GASNETC_SEND_INFLIGHT = 1,
+};
+
+/* A send buffer lent by prepare() until commit(). */
+typedef struct gasnetc_lend {
+  void *buf;          /* payload goes here: 16-byte aligned, `cap` bytes */
+  size_t cap;
+  uint32_t dest;
+  unsigned flags;
+  void *priv[2];      /* the transport's own */
+} gasnetc_lend_t;
 
 /* What the core gives a transport at open. All pointers outlive the transport. */
 typedef struct gasnetc_transport_config {
@@ -55,9 +91,9 @@ typedef struct gasnetc_transport_config {
   void *ctx; /* passed back to every callback */
 
   /*
-   * A whole frame has arrived from `src`. hdr/payload are valid only during
-   * the call. If place() returned a destination for this frame, payload is
-   * that pointer and the bytes are already there.
+   * A whole frame has arrived from `src` (a job rank). hdr/payload are
+   * valid only during the call. If place() returned a destination for this
+   * frame, payload is that pointer and the bytes are already there.
    */
   void (*deliver)(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
                   void *payload, size_t paylen);
@@ -65,8 +101,7 @@ typedef struct gasnetc_transport_config {
    * Optional (may be NULL). Called once, before the payload of a frame of
    * paylen bytes is stored, with the frame's core header: the core returns
    * where the payload must land (a Long's destination in the segment), or
-   * NULL to let the transport buffer it. Lets large payloads be written in
-   * place, without a copy.
+   * NULL to let the transport buffer it.
    */
   void *(*place)(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
                  size_t paylen);
@@ -76,53 +111,90 @@ typedef struct gasnetc_transport_config {
    * transport makes no further progress promises about that peer.
    */
   void (*peer_dead)(void *ctx, uint32_t rank, const char *why);
+  /*
+   * A send that returned GASNETC_SEND_INFLIGHT is locally complete: its
+   * payload may be reused. rc is 0, or -EPIPE when the peer went away
+   * first (the frame is lost with the peer).
+   */
+  void (*send_done)(void *ctx, void *cookie, int rc);
+  /*
+   * Add (events != 0: EPOLLIN/EPOLLOUT bits) or change, or remove
+   * (events == 0) a descriptor of this transport in the core's one wait.
+   * When it is ready the core calls poll. 0 or -errno. May be called from
+   * open on; never with a transport lock held by another thread waiting.
+   */
+  int (*watch)(void *ctx, int fd, unsigned events);
 } gasnetc_transport_config_t;
 
 typedef struct gasnetc_transport_ops {
   const char *name; /* "udp", "tcp" */
 
-  /* Create the endpoint: sockets bound, loop ready, nothing sent yet.
-   * 0 or -errno (after printing one line naming the problem). On failure
-   * *tp is NULL and nothing is left open. */
+  /* Create the endpoint: sockets bound, descriptors watched, nothing sent
+   * yet. 0 or -errno (after printing one line naming the problem). On
+   * failure *tp is NULL and nothing is left open. */
   int (*open)(gasnetc_transport_t **tp, const gasnetc_transport_config_t *cfg);
 
   /* This endpoint's address as an opaque blob of at most GASNETC_ADDR_MAX
    * bytes, for the bootstrap exchange. */
   int (*address)(gasnetc_transport_t *t, void *blob, size_t *len);
 
-  /* Learn every rank's blob: rank r's at blobs + r*stride. Called once, by
-   * every rank at about the same time (a transport may make connections
-   * here, bounded in time). */
-  int (*connect)(gasnetc_transport_t *t, const void *blobs, size_t stride);
+  /* Learn every rank's blob: rank r's at blobs + r*stride; serve the ranks
+   * r with serves[r] != 0 (never this rank: the core handles loopback),
+   * and no other. Called once, by every rank at about the same time (a
+   * transport may make connections here, bounded in time). */
+  int (*connect)(gasnetc_transport_t *t, const void *blobs, size_t stride,
+                 const uint8_t *serves);
 
   /* Largest payload one frame may carry, bytes (at least 1 MiB + 64 KiB). */
   size_t (*max_payload)(gasnetc_transport_t *t);
 
   /*
-   * Send one frame to rank `dest` (never this rank: the core handles
-   * loopback). On return hdr and payload may be reused: the transport has
-   * sent or copied them. May block while the peer's window is full, making
-   * progress (and so delivering frames) meanwhile. 0, or -EMSGSIZE (too
-   * large), -EINVAL (bad rank), -EPIPE (peer dead).
+   * Send one frame to rank `dest`, which it serves. Never blocks, never
+   * sleeps: 0 (sent or queued, hdr and payload copied),
+   * GASNETC_SEND_INFLIGHT (queued; the payload is read later, then
+   * cfg.send_done(ctx, cookie, rc)), -EAGAIN (not now: the peer's window or
+   * queue is full; nothing was queued, and progress - poll - will make
+   * room), -EMSGSIZE (too large), -EINVAL (bad rank), -EPIPE (peer dead).
+   * Queues are bounded: what -EAGAIN refuses is what would grow them past
+   * their documented limit. Replies are never refused with -EAGAIN.
    */
   int (*send)(gasnetc_transport_t *t, uint32_t dest, const void *hdr,
               size_t hdrlen, const void *payload, size_t paylen,
-              unsigned flags);
+              unsigned flags, void *cookie);
+
+  /*
+   * Buffer lending: prepare() lends a buffer of at least paylen bytes for
+   * the payload of one frame to `dest` (lend->dest, lend->flags set by the
+   * caller), so that the payload can be written in place; commit() sends
+   * it with the given header and final length (<= cap), as send() would,
+   * returning 0 or -errno (never -EAGAIN, never INFLIGHT: the buffer is the
+   * transport's). prepare returns 0, -EAGAIN (as send) or -errno.
+   * Every prepare is followed by exactly one commit, on the same thread,
+   * with no other send on it in between. Both may be NULL: the core then
+   * lends a buffer of its own and commit is a send() of it (a copy).
+   */
+  int (*prepare)(gasnetc_transport_t *t, gasnetc_lend_t *lend, size_t paylen);
+  int (*commit)(gasnetc_transport_t *t, gasnetc_lend_t *lend, const void *hdr,
+                size_t hdrlen, size_t paylen);
 
   /* Bounded, non-blocking progress: read what has arrived, run due timers
-   * (retransmissions, acks), deliver complete frames. Returns the number
-   * of frames delivered, or -errno. */
+   * (retransmissions, acks), write what is queued, deliver complete frames.
+   * Returns the number of frames delivered, or -errno. */
   int (*poll)(gasnetc_transport_t *t);
 
-  /* Like poll, but first sleep in the kernel until something arrives, a
-   * timer falls due, or timeout_ms passes (-1: no limit but timers). */
-  int (*wait)(gasnetc_transport_t *t, int timeout_ms);
+  /* The core is about to sleep: do what cannot wait for the next poll
+   * (e.g. send delayed acks, which nothing sent while asleep would carry),
+   * and return the earliest monotonic time (ns, the clock of
+   * gasnetc_now_ns) at which poll must run even if no descriptor is ready;
+   * GASNETC_NEVER for none, or a time not after now for "do not sleep". */
+  uint64_t (*idle)(gasnetc_transport_t *t);
 
   /* Counters, one "name value" per line, for GASNET_STATSFILE. */
   void (*stats)(gasnetc_transport_t *t, FILE *out);
 
-  /* Flush what is unacknowledged (bounded in time), then free everything.
-   * Safe on a transport whose open failed half way. */
+  /* Flush what is unacknowledged (bounded in time: the one place a
+   * transport waits by itself), then free everything. Safe on a transport
+   * whose open failed half way. */
   void (*close)(gasnetc_transport_t *t);
 } gasnetc_transport_ops_t;
 

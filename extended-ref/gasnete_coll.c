@@ -80,10 +80,20 @@ static void gasnete_mbox_drop(uint32_t seq) {
 
 /* ---- handlers ---------------------------------------------------------------- */
 
-void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t seq,
-                               gasnete_arg_t thi, gasnete_arg_t tlo, gasnete_arg_t ohi,
-                               gasnete_arg_t olo) {
+/* The team a collective message names: only the primordial team has
+ * collectives here (GASNET_TEAM_ALL); the id is on the wire so that teams
+ * can come without a wire change. */
+static void gasnete_coll_team(gasnete_arg_t team) {
+  if (GASNETE_UNLIKELY(!gasnetc_team_lookup((uint32_t)team)))
+    gasnete_fatal("collective message for team %u, which this node does not have",
+                  (unsigned)team);
+}
+
+void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t team,
+                               gasnete_arg_t seq, gasnete_arg_t thi, gasnete_arg_t tlo,
+                               gasnete_arg_t ohi, gasnete_arg_t olo) {
   (void)t;
+  gasnete_coll_team(team);
   size_t total = (size_t)GASNETE_U64(thi, tlo), off = (size_t)GASNETE_U64(ohi, olo);
   gasnet_hsl_lock(&gasnete_coll.lock);
   gasnete_mbox_t *m = gasnete_mbox((uint32_t)seq);
@@ -101,9 +111,10 @@ void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_ar
   gasnet_hsl_unlock(&gasnete_coll.lock);
 }
 
-void gasnete_coll_sync_handler(gasnet_token_t t, gasnete_arg_t seq, gasnete_arg_t phase,
-                               gasnete_arg_t kind) {
+void gasnete_coll_sync_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t seq,
+                               gasnete_arg_t phase, gasnete_arg_t kind) {
   (void)t;
+  gasnete_coll_team(team);
   gasnet_hsl_lock(&gasnete_coll.lock);
   gasnete_mbox_t *m = gasnete_mbox((uint32_t)seq);
   if (kind == GASNETE_SYNC_ARRIVE) m->arrived[phase & 1]++;
@@ -138,15 +149,15 @@ static void gasnete_coll_allsync(uint32_t seq, int phase) {
   gasnet_node_t me = gasnete_g.mynode, n = gasnete_g.nodes;
   if (n == 1) return;
   if (me != 0) {
-    gasnet_AMRequestShort3(0, GASNETE_H_COLL_SYNC, (gasnet_handlerarg_t)seq, phase,
-                           GASNETE_SYNC_ARRIVE);
+    gasnet_AMRequestShort4(0, GASNETE_H_COLL_SYNC, GASNETE_TEAM_ALL_ID,
+                           (gasnet_handlerarg_t)seq, phase, GASNETE_SYNC_ARRIVE);
     GASNETE_WAIT_UNTIL(gasnete_mbox_released(seq, phase));
     return;
   }
   GASNETE_WAIT_UNTIL(gasnete_mbox_arrived(seq, phase) == n - 1);
   for (gasnet_node_t i = 1; i < n; i++)
-    gasnet_AMRequestShort3(i, GASNETE_H_COLL_SYNC, (gasnet_handlerarg_t)seq, phase,
-                           GASNETE_SYNC_RELEASE);
+    gasnet_AMRequestShort4(i, GASNETE_H_COLL_SYNC, GASNETE_TEAM_ALL_ID,
+                           (gasnet_handlerarg_t)seq, phase, GASNETE_SYNC_RELEASE);
 }
 
 /* ---- the calls ------------------------------------------------------------------ */
@@ -192,8 +203,8 @@ static void gasnete_bcast_send(uint32_t seq, gasnet_node_t to, void *src, size_t
   size_t chunk = gasnet_AMMaxMedium();
   for (size_t off = 0; off < nbytes; off += chunk) {
     size_t n = nbytes - off < chunk ? nbytes - off : chunk;
-    gasnet_AMRequestMedium5(to, GASNETE_H_COLL_DATA, (char *)src + off, n,
-                            (gasnet_handlerarg_t)seq, GASNETE_HI(nbytes), GASNETE_LO(nbytes),
+    gasnet_AMRequestMedium6(to, GASNETE_H_COLL_DATA, (char *)src + off, n,
+                            GASNETE_TEAM_ALL_ID, (gasnet_handlerarg_t)seq, GASNETE_HI(nbytes), GASNETE_LO(nbytes),
                             GASNETE_HI(off), GASNETE_LO(off));
   }
 }

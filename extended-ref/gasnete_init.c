@@ -1,9 +1,9 @@
 /*
- * gasnete_init.c - what the core asks of the extended API: its handler
- * table (gasnete_get_handlertable, called by gasnet_attach before the
- * tables are exchanged) and its initialisation (gasnete_init, called by
- * gasnet_attach once the segments are known, before attach's barrier);
- * plus the fatal-error path and the argument checks every call shares.
+ * gasnete_init.c - how the extended API registers itself with the core
+ * (gasnete_extension: its handler table, which the core installs at
+ * gasnet_init, and its attach step, run by gasnet_attach once the segments
+ * are known, before attach's barrier); plus the fatal-error path and the
+ * argument checks every call shares.
  *
  * Tunable (read once here, through gasnet_getenv):
  *   GASNET_EXT_PIPELINE_BYTES  payload bytes in flight per completion
@@ -33,10 +33,6 @@ static const gasnet_handlerentry_t gasnete_handlers[] = {
   GASNETE_ENTRY(GASNETE_H_COLL_SYNC, gasnete_coll_sync_handler),
 };
 
-const gasnet_handlerentry_t *gasnete_get_handlertable(int *numentries) {
-  *numentries = (int)(sizeof gasnete_handlers / sizeof gasnete_handlers[0]);
-  return gasnete_handlers;
-}
 
 static size_t gasnete_parse_bytes(const char *name, const char *v, size_t dflt) {
   if (!v || !*v) return dflt;
@@ -53,7 +49,7 @@ static size_t gasnete_parse_bytes(const char *name, const char *v, size_t dflt) 
 }
 
 /* Called by gasnet_attach (core/gasnetc_init.c) with the segments known. */
-void gasnete_init(void) {
+static void gasnete_attach(void) {
   gasnete_g.mynode = gasnet_mynode();
   gasnete_g.nodes = gasnet_nodes();
   gasnete_g.seg = malloc(sizeof *gasnete_g.seg * gasnete_g.nodes);
@@ -70,8 +66,16 @@ void gasnete_init(void) {
   if (half < gasnet_AMMaxMedium()) half = gasnet_AMMaxMedium();
   gasnete_g.put_chunk = half < gasnet_AMMaxLongRequest() ? half : gasnet_AMMaxLongRequest();
   gasnete_g.get_chunk = half < gasnet_AMMaxLongReply() ? half : gasnet_AMMaxLongReply();
+  gasnete_barrier_attach();
   gasnete_g.attached = 1;
 }
+
+const gasnetc_extension_t gasnete_extension = {
+  .name = "extended-ref",
+  .handlers = gasnete_handlers,
+  .nhandlers = (int)(sizeof gasnete_handlers / sizeof gasnete_handlers[0]),
+  .attach = gasnete_attach,
+};
 
 /* Spec 3: fatal, with a message. We end the job through gasnet_exit(1), as
  * the core does for its own misuse errors, rather than SIGABRT: every node

@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "gasnet.h"
+#include "gasnetc_ext.h" /* teams, gasnetc_extension_t */
 
 #define GASNETE_LIKELY(x) __builtin_expect(!!(x), 1)
 #define GASNETE_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -39,9 +40,9 @@ enum {
   GASNETE_H_GET_REP_MED,    /* Medium reply: dest(2) counter(2): copy, -1 */
   GASNETE_H_GET_REP_LONG,   /* Long reply into requester's segment: counter(2) */
   GASNETE_H_MEMSET_REQ,     /* Short request: dest(2) val nbytes(2) counter(2) */
-  GASNETE_H_BARRIER,        /* Short request: phase round flags id */
-  GASNETE_H_COLL_DATA,      /* Medium request: seq total(2) offset(2): broadcast chunk */
-  GASNETE_H_COLL_SYNC,      /* Short request: seq phase kind: ALLSYNC arrive / release */
+  GASNETE_H_BARRIER,        /* Short request: team phase round flags id */
+  GASNETE_H_COLL_DATA,      /* Medium request: team seq total(2) offset(2): broadcast chunk */
+  GASNETE_H_COLL_SYNC,      /* Short request: team seq phase kind: ALLSYNC arrive / release */
 };
 
 /* ---- counters -------------------------------------------------------------- */
@@ -176,8 +177,11 @@ void gasnete_memset_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, 
                           size_t nbytes);
 
 /* ---- what the core calls (strong references in core/) -------------------- */
-const gasnet_handlerentry_t *gasnete_get_handlertable(int *numentries);
-void gasnete_init(void);
+/* What the extended API gives the core (listed by conduit/<name>.c). */
+extern const gasnetc_extension_t gasnete_extension;
+void gasnete_barrier_attach(void); /* gasnete_barrier.c: team 0's barrier */
+/* The primordial team's id in collective AMs (gasnetc_team_t.id). */
+#define GASNETE_TEAM_ALL_ID 0
 
 /* ---- handlers (the table is in gasnete_init.c) ---------------------------- */
 typedef gasnet_handlerarg_t gasnete_arg_t;
@@ -195,12 +199,12 @@ void gasnete_get_rep_long_handler(gasnet_token_t t, void *buf, size_t n, gasnete
 void gasnete_memset_req_handler(gasnet_token_t t, gasnete_arg_t dhi, gasnete_arg_t dlo,
                                 gasnete_arg_t val, gasnete_arg_t nhi, gasnete_arg_t nlo,
                                 gasnete_arg_t chi, gasnete_arg_t clo);
-void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t phase, gasnete_arg_t round,
-                             gasnete_arg_t flags, gasnete_arg_t id);
-void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t seq,
-                               gasnete_arg_t thi, gasnete_arg_t tlo, gasnete_arg_t ohi,
-                               gasnete_arg_t olo);
-void gasnete_coll_sync_handler(gasnet_token_t t, gasnete_arg_t seq, gasnete_arg_t phase,
-                               gasnete_arg_t kind);
+void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
+                             gasnete_arg_t round, gasnete_arg_t flags, gasnete_arg_t id);
+void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t team,
+                               gasnete_arg_t seq, gasnete_arg_t thi, gasnete_arg_t tlo,
+                               gasnete_arg_t ohi, gasnete_arg_t olo);
+void gasnete_coll_sync_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t seq,
+                               gasnete_arg_t phase, gasnete_arg_t kind);
 
 #endif /* GASNETE_INTERNAL_H */

@@ -77,17 +77,12 @@ void gasnete_valget_free(gasnete_threaddata_t *td, struct gasnete_valget *v) {
 }
 
 /* ---- waiting --------------------------------------------------------------
- * One step of GASNET_BLOCKUNTIL (the core spins GASNET_SPIN_USEC, then
- * sleeps in the kernel in short slices), with the state set so that the
- * core's own rule gives the mode asked: SPIN never looks idle long enough
- * to sleep, BLOCK looks idle since forever and sleeps as soon as a poll
- * finds nothing, SPINBLOCK is the core's default. */
+ * One step of GASNET_BLOCKUNTIL in the mode gasnet_set_waitmode chose
+ * (the core's gasnetc_block_t.mode: SPINBLOCK is its default). */
 void gasnete_wait_step(gasnetc_block_t *st) {
-  switch (gasnete_g.waitmode) {
-  case GASNET_WAIT_SPIN: st->idle_since_ns = 0; break;
-  case GASNET_WAIT_BLOCK: st->idle_since_ns = 1; break;
-  default: break;
-  }
+  st->mode = gasnete_g.waitmode == GASNET_WAIT_SPIN    ? GASNETC_BLOCK_SPIN
+             : gasnete_g.waitmode == GASNET_WAIT_BLOCK ? GASNETC_BLOCK_SLEEP
+                                                       : GASNETC_BLOCK_DEFAULT;
   gasnetc_block_step(st);
 }
 

@@ -170,8 +170,13 @@ extern int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex);
  * kernel in short bounded slices, so a thread whose cond is set by a handler
  * run on another thread still wakes up (spec 2.3.5.2 implementor's note).
  */
+/* How a blocked thread waits (gasnet_set_waitmode, spec 3.6.2.1). */
+enum { GASNETC_BLOCK_DEFAULT = 0, /* spin GASNET_SPIN_USEC, then sleep */
+       GASNETC_BLOCK_SPIN = 1,    /* never sleep */
+       GASNETC_BLOCK_SLEEP = 2 }; /* sleep as soon as a poll finds nothing */
 typedef struct {
   uint64_t idle_since_ns; /* when polling last found nothing; 0 = busy */
+  int mode;               /* GASNETC_BLOCK_* */
 } gasnetc_block_t;
 extern void gasnetc_block_step(gasnetc_block_t *state);
 #define GASNET_BLOCKUNTIL(cond)                         \

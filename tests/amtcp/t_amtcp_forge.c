@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "amtcp_internal.h" /* to write raw bytes on a connection's fd */
+#include "t_transport.h"
 
 extern const gasnetc_transport_ops_t amtcp_ops;
 
@@ -80,6 +81,7 @@ static int rank_main(const char *mode, uint32_t r, const unsigned char *key, int
   cfg.bind_addr.ss_family = AF_UNSPEC;
   cfg.deliver = on_deliver;
   cfg.peer_dead = on_dead;
+  cfg.watch = tt_watch_cb;
   gasnetc_transport_t *t;
   if (amtcp_ops.open(&t, &cfg) != 0) return 10;
   unsigned char blobs[2][GASNETC_ADDR_MAX];
@@ -95,37 +97,37 @@ static int rank_main(const char *mode, uint32_t r, const unsigned char *key, int
       return 0;
     }
     double t0 = now_s();
-    int rc = amtcp_ops.connect(t, blobs, GASNETC_ADDR_MAX);
+    int rc = amtcp_ops.connect(t, blobs, GASNETC_ADDR_MAX, tt_serves_all());
     printf("rank 0: expected connect to fail with -ETIMEDOUT (%d) after about 1 s; got %d after %.1f s\n",
            -ETIMEDOUT, rc, now_s() - t0);
     amtcp_ops.close(t);
     return rc == -ETIMEDOUT ? 0 : 1;
   }
-  if (amtcp_ops.connect(t, blobs, GASNETC_ADDR_MAX) != 0) return 12;
+  if (amtcp_ops.connect(t, blobs, GASNETC_ADDR_MAX, tt_serves_all()) != 0) return 12;
   int ok = 1;
   if (r == 0) {
-    if (amtcp_ops.send(t, 1, "good", 4, "payload", 7, 0) != 0) return 13;
+    if (tt_send(&amtcp_ops, t, 1, "good", 4, "payload", 7, 0) != 0) return 13;
     if (!strcmp(mode, "badframe")) {
       unsigned char h[AMTCP_FRAME_HDR];
       amtcp_frame_t f = {.type = AMTCP_T_DATA, .hdrlen = 8, .paylen = 0xffffffffu};
       amtcp_wire_frame_encode(h, &f);
       for (int i = 0; i < 50; i++) amtcp_ops.poll(t); /* let the good frame leave first */
       if (full_io(t->conns[1].fd, h, sizeof h, 1)) return 14;
-      while (dead_rank < 0 && now_s() < end) amtcp_ops.wait(t, 10);
+      while (dead_rank < 0 && now_s() < end) tt_wait(&amtcp_ops, t, 10);
       printf("rank 0: expected peer_dead(1, ...) once rank 1 closes; got peer_dead(%d, \"%s\")\n",
              dead_rank, dead_why);
       ok = dead_rank == 1;
     } else {
-      while (now_s() < end - 9) amtcp_ops.wait(t, 10); /* serve a second */
+      while (now_s() < end - 9) tt_wait(&amtcp_ops, t, 10); /* serve a second */
     }
   } else {
     if (!strcmp(mode, "badframe")) {
-      while (dead_rank < 0 && now_s() < end) amtcp_ops.wait(t, 10);
+      while (dead_rank < 0 && now_s() < end) tt_wait(&amtcp_ops, t, 10);
       printf("rank 1: expected 1 frame delivered and peer_dead(0, \"sent a malformed frame\"); "
              "got %d and peer_dead(%d, \"%s\")\n", delivered, dead_rank, dead_why);
       ok = delivered == 1 && dead_rank == 0 && !strcmp(dead_why, "sent a malformed frame");
     } else {
-      while (!delivered && now_s() < end) amtcp_ops.wait(t, 10);
+      while (!delivered && now_s() < end) tt_wait(&amtcp_ops, t, 10);
       printf("rank 1: expected the frame from rank 0 after the stranger was refused; got %d\n",
              delivered);
       ok = delivered == 1 && dead_rank < 0;

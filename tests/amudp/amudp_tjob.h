@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "transport.h"
+#include "t_transport.h"
 
 extern const gasnetc_transport_ops_t amudp_ops;
 
@@ -81,7 +82,7 @@ static inline int tjob_barrier(tjob_t *j) {
   for (;;) {
     struct pollfd pf = {j->down, POLLIN, 0};
     if (poll(&pf, 1, 0) > 0) return tjob_full_read(j->down, &c, 1);
-    int rc = amudp_ops.wait(j->t, 5);
+    int rc = tt_wait(&amudp_ops, j->t, 5);
     if (rc < 0) return rc;
   }
 }
@@ -113,6 +114,7 @@ static inline int tjob_child(tjob_t *j, const unsigned char *key, tjob_setup_fn 
     j->cfg.bind_addr_len = sizeof *s4;
   }
   j->cfg.getenv = tjob_getenv;
+  j->cfg.watch = tt_watch_cb;
   setup(j, arg);
   int rc = amudp_ops.open(&j->t, &j->cfg);
   if (rc) { fprintf(stderr, "rank %u: open failed: %d\n", j->rank, rc); return 2; }
@@ -122,7 +124,7 @@ static inline int tjob_child(tjob_t *j, const unsigned char *key, tjob_setup_fn 
   unsigned char *all = malloc((size_t)j->n * GASNETC_ADDR_MAX);
   if (tjob_full_write(j->up, blob, sizeof blob) ||
       tjob_full_read(j->down, all, (size_t)j->n * GASNETC_ADDR_MAX)) return 2;
-  rc = amudp_ops.connect(j->t, all, GASNETC_ADDR_MAX);
+  rc = amudp_ops.connect(j->t, all, GASNETC_ADDR_MAX, tt_serves_all());
   free(all);
   if (rc) { fprintf(stderr, "rank %u: connect failed: %d\n", j->rank, rc); return 2; }
   rc = body(j, arg);

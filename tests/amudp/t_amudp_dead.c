@@ -60,19 +60,19 @@ static int body(tjob_t *j, void *arg) {
   double timeout = atof(getenv("GASNET_UDP_TIMEOUT"));
   char hdr[8] = "hello";
   for (uint32_t r = 0; r < j->n; r++)
-    if (r != j->rank && amudp_ops.send(j->t, r, hdr, sizeof hdr, NULL, 0, 0)) return 1;
-  while (g_got < (int)j->n - 1) amudp_ops.wait(j->t, 10);
+    if (r != j->rank && tt_send(&amudp_ops, j->t, r, hdr, sizeof hdr, NULL, 0, 0)) return 1;
+  while (g_got < (int)j->n - 1) tt_wait(&amudp_ops, j->t, 10);
   tjob_barrier(j); /* rank 2 is stopped inside this barrier */
   double t0 = tjob_now();
   if (j->rank == 1)
-    amudp_ops.send(j->t, 2, hdr, sizeof hdr, "never acked", 11, 0);
+    tt_send(&amudp_ops, j->t, 2, hdr, sizeof hdr, "never acked", 11, 0);
   double bound = HANG_TIMEOUTS * timeout;
-  while (g_dead_rank < 0 && tjob_now() < t0 + bound) amudp_ops.wait(j->t, 100);
+  while (g_dead_rank < 0 && tjob_now() < t0 + bound) tt_wait(&amudp_ops, j->t, 100);
   double el = g_dead_rank >= 0 ? g_dead_at - t0 : -1;
   /* a little longer: nobody else may be declared dead */
   double t1 = tjob_now();
-  while (tjob_now() < t1 + 0.5) amudp_ops.wait(j->t, 50);
-  int rc = amudp_ops.send(j->t, 2, hdr, sizeof hdr, NULL, 0, 0);
+  while (tjob_now() < t1 + 0.5) tt_wait(&amudp_ops, j->t, 50);
+  int rc = tt_send(&amudp_ops, j->t, 2, hdr, sizeof hdr, NULL, 0, 0);
   int ok = g_dead_rank == 2 && g_dead_calls == 1 && el >= timeout / 2 && el <= bound &&
            strstr(g_why, "no answer") && rc == -EPIPE;
   printf("rank %u (%s): peer_dead(rank %d, \"%s\") after %.2f s (expected rank 2, not before "

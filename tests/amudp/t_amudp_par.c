@@ -86,7 +86,7 @@ static void on_deliver(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
     unsigned char *buf = malloc(len + 1);
     fill(buf, len, h.idx + 1);
     r.len = (uint32_t)len;
-    if (amudp_ops.send(g_job->t, src, &r, sizeof r, buf, len, GASNETC_SEND_REPLY)) {
+    if (tt_send(&amudp_ops, g_job->t, src, &r, sizeof r, buf, len, GASNETC_SEND_REPLY)) {
       pthread_mutex_lock(&g_mu); g_errors++; pthread_mutex_unlock(&g_mu);
     }
     free(buf);
@@ -117,7 +117,7 @@ static void *thread_main(void *arg) {
       size_t len = plan_len(me, dst, th, i, 0);
       fill(buf, len, i);
       h.len = (uint32_t)len;
-      if (amudp_ops.send(g_job->t, dst, &h, sizeof h, buf, len, 0)) {
+      if (tt_send(&amudp_ops, g_job->t, dst, &h, sizeof h, buf, len, 0)) {
         pthread_mutex_lock(&g_mu); g_errors++; pthread_mutex_unlock(&g_mu);
       }
       if (th & 1) amudp_ops.poll(g_job->t);
@@ -126,7 +126,7 @@ static void *thread_main(void *arg) {
   double end = tjob_now() + 60;
   while (!done() && tjob_now() < end) {
     if (th & 1) amudp_ops.poll(g_job->t);
-    else amudp_ops.wait(g_job->t, 2);
+    else tt_wait(&amudp_ops, g_job->t, 2);
   }
   free(buf);
   return NULL;

@@ -135,7 +135,7 @@ static void on_deliver(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
     fill(buf, rlen, seed_of(K_REPLY, me, src, h.idx));
     r.len = (uint32_t)rlen;
     r.csum = csum(buf, rlen);
-    int rc = amudp_ops.send(g_job->t, src, &r, sizeof r, buf, rlen, GASNETC_SEND_REPLY);
+    int rc = tt_send(&amudp_ops, g_job->t, src, &r, sizeof r, buf, rlen, GASNETC_SEND_REPLY);
     if (rc) { g_errors++; fprintf(stderr, "rank %u: reply send: %d\n", me, rc); }
     free(buf);
   }
@@ -178,7 +178,7 @@ static int body(tjob_t *j, void *arg) {
       frame_plan(me, dst, i, &kind, &len);
       fill(out, len, seed_of(0, me, dst, i));
       fhdr_t h = {FMAGIC, me, dst, i, kind, (uint32_t)len, csum(out, len)};
-      int rc = amudp_ops.send(j->t, dst, &h, sizeof h, out, len, 0);
+      int rc = tt_send(&amudp_ops, j->t, dst, &h, sizeof h, out, len, 0);
       if (rc) { fprintf(stderr, "rank %u: send to %u: %d\n", me, dst, rc); return 1; }
       requests += kind == K_REQUEST;
       sent_bytes += len;
@@ -189,7 +189,7 @@ static int body(tjob_t *j, void *arg) {
   uint64_t want_frames = (uint64_t)(n - 1) * g_frames;
   double deadline = tjob_now() + 60;
   while (g_frames_in < want_frames || g_replies_in < requests) {
-    if (amudp_ops.wait(j->t, 10) < 0 || tjob_now() > deadline) {
+    if (tt_wait(&amudp_ops, j->t, 10) < 0 || tjob_now() > deadline) {
       fprintf(stderr, "rank %u: timed out: %llu/%llu frames, %llu/%llu replies\n", me,
               (unsigned long long)g_frames_in, (unsigned long long)want_frames,
               (unsigned long long)g_replies_in, (unsigned long long)requests);

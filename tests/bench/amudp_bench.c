@@ -112,19 +112,19 @@ static void on_deliver(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
   switch (h.kind) {
   case B_PING: {
     bhdr_t r = {B_PONG, h.seq, 0};
-    amudp_ops.send(g_job->t, src, &r, sizeof r, g_buf, paylen, GASNETC_SEND_REPLY);
+    tt_send(&amudp_ops, g_job->t, src, &r, sizeof r, g_buf, paylen, GASNETC_SEND_REPLY);
     break;
   }
   case B_PUT: {
     bhdr_t r = {B_PONG, h.seq, 0};
-    amudp_ops.send(g_job->t, src, &r, sizeof r, NULL, 0, GASNETC_SEND_REPLY);
+    tt_send(&amudp_ops, g_job->t, src, &r, sizeof r, NULL, 0, GASNETC_SEND_REPLY);
     break;
   }
   case B_PONG: g_pongs++; break;
   case B_FLOOD: g_flood_in++; break;
   case B_FLOOD_END: {
     bhdr_t r = {B_PONG, 0, g_flood_in + 1};
-    amudp_ops.send(g_job->t, src, &r, sizeof r, NULL, 0, GASNETC_SEND_REPLY);
+    tt_send(&amudp_ops, g_job->t, src, &r, sizeof r, NULL, 0, GASNETC_SEND_REPLY);
     g_flood_in = 0;
     break;
   }
@@ -142,7 +142,7 @@ static double pingpong(size_t len, int iters) {
     if (i == warm) t0 = tjob_now();
     bhdr_t h = {B_PING, (uint32_t)i, 0};
     int want = g_pongs + 1;
-    amudp_ops.send(g_job->t, 1, &h, sizeof h, g_buf, len, 0);
+    tt_send(&amudp_ops, g_job->t, 1, &h, sizeof h, g_buf, len, 0);
     while (g_pongs < want) amudp_ops.poll(g_job->t);
   }
   return (tjob_now() - t0) / iters * 1e6;
@@ -157,7 +157,7 @@ static double put_burst(size_t len, int k, int iters) {
     int want = g_pongs + k;
     for (int m = 0; m < k; m++) {
       bhdr_t h = {B_PUT, (uint32_t)i, 0};
-      amudp_ops.send(g_job->t, 1, &h, sizeof h, g_buf, len, 0);
+      tt_send(&amudp_ops, g_job->t, 1, &h, sizeof h, g_buf, len, 0);
     }
     while (g_pongs < want) amudp_ops.poll(g_job->t);
   }
@@ -168,12 +168,12 @@ static double flood(int frames) {
   double t0 = tjob_now();
   bhdr_t h = {B_FLOOD, 0, 0};
   for (int i = 0; i < frames; i++) {
-    amudp_ops.send(g_job->t, 1, &h, sizeof h, g_buf, 8, 0);
+    tt_send(&amudp_ops, g_job->t, 1, &h, sizeof h, g_buf, 8, 0);
     if ((i & 15) == 0) amudp_ops.poll(g_job->t);
   }
   bhdr_t e = {B_FLOOD_END, 0, 0};
   int want = g_pongs + 1;
-  amudp_ops.send(g_job->t, 1, &e, sizeof e, NULL, 0, 0);
+  tt_send(&amudp_ops, g_job->t, 1, &e, sizeof e, NULL, 0, 0);
   while (g_pongs < want) amudp_ops.poll(g_job->t);
   return frames / (tjob_now() - t0);
 }
@@ -181,7 +181,7 @@ static double flood(int frames) {
 /* Raw 8-byte ping-pong from rank 0, rank 1 answering from its main loop. */
 static double raw_in_job(int iters) {
   bhdr_t h = {B_RAW, 0, (uint64_t)iters + 100};
-  amudp_ops.send(g_job->t, 1, &h, sizeof h, NULL, 0, 0);
+  tt_send(&amudp_ops, g_job->t, 1, &h, sizeof h, NULL, 0, 0);
   char buf[64] = {0};
   double t0 = 0;
   for (int i = 0; i < iters + 100; i++) {
@@ -254,7 +254,7 @@ static int body(tjob_t *j, void *arg) {
          tjob_stat(j->t, "udp_dup_dropped"), tjob_stat(j->t, "udp_fault_dropped"),
          tjob_stat(j->t, "udp_rtt_samples"));
   bhdr_t q = {B_QUIT, 0, 0};
-  amudp_ops.send(j->t, 1, &q, sizeof q, NULL, 0, 0);
+  tt_send(&amudp_ops, j->t, 1, &q, sizeof q, NULL, 0, 0);
   tjob_barrier(j);
   return 0;
 }

@@ -4,9 +4,10 @@
 # ranks, then on 8 ranks again with injected loss, duplication and
 # reordering; the faulty run must pass with the same totals as the clean one
 # (the traffic is seeded, so the totals are identical). The faulty run is
-# udp only (GASNET_UDP_* fault injection); under tcp it is skipped.
+# udp only (GASNET_UDP_* fault injection: under mix, on the pairs UDP
+# serves); under tcp it is skipped.
 # timeout: 200
-# conduits: udp tcp
+# conduits: udp tcp mix
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
@@ -23,7 +24,7 @@ run() { # label, env..., -- , ranks
 for n in 2 4; do run "clean, $n ranks" "$GASNETRUN" -n $n ./t_amstress 300; done
 run "clean, 8 ranks" "$GASNETRUN" -n 8 ./t_amstress 300
 clean=$total
-if [ "$CONDUIT" = udp ]; then
+if [ "$CONDUIT" = udp ] || [ "$CONDUIT" = mix ]; then
 run "8 ranks, GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05" \
   GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05 "$GASNETRUN" -n 8 ./t_amstress 300
 echo "clean totals:  $clean"

@@ -3,7 +3,7 @@
 # without the launcher (a one-node job), then through gasnetrun on 1, 2, 4
 # and 8 ranks; every node talks to every node, itself included.
 # timeout: 120
-# conduits: udp tcp
+# conduits: udp tcp mix
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1

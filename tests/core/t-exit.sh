@@ -2,7 +2,7 @@
 # t-exit.sh - gasnet_exit from any node at any time (spec 2.1.0.5): the
 # launcher returns that node's code and no process of the job survives.
 # timeout: 150
-# conduits: udp tcp
+# conduits: udp tcp mix
 #   poll     last node exits 42 while the others poll     -> 42
 #   compute  last node exits 42 while the others compute  -> 42 (SIGQUIT)
 #   handler  a request handler calls gasnet_exit(43)       -> 43

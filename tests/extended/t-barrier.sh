@@ -5,7 +5,7 @@
 # every node, barriers separate phases, and gasnet_barrier_try returns
 # GASNET_ERR_NOT_READY until every node has notified.
 # timeout: 120
-# conduits: udp tcp
+# conduits: udp tcp mix
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1

@@ -5,7 +5,7 @@
 # bytes, 65535 outstanding nb and nbi operations, all three wait modes;
 # then on 2 ranks with a small pipeline window (GASNET_EXT_PIPELINE_BYTES).
 # timeout: 200
-# conduits: udp tcp
+# conduits: udp tcp mix
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1

@@ -5,13 +5,16 @@
 #              the script's own directory for udp, its tcp/ subdirectory for
 #              tcp (the same objects linked with libgasnet-tcp-<mode>; see the
 #              area's Makefile.inc)
-#   GASNETRUN  the launcher under the conduit's name (gasnetrun_udp / _tcp)
+#   GASNETRUN  the launcher under the conduit's name (gasnetrun_udp / _tcp;
+#              plain gasnetrun for mix)
 CONDUIT=${CONDUIT:-udp}
 area_dir=$(cd "$(dirname "$0")" && pwd)
 case $CONDUIT in
   udp) BIN="$area_dir" ;;
   tcp) BIN="$area_dir/tcp" ;;
-  *) echo "conduit.sh: unknown CONDUIT=$CONDUIT (want udp or tcp)"; exit 1 ;;
+  mix) BIN="$area_dir/mix" ;; # the test-only conduit of both (conduit/mix.c)
+  *) echo "conduit.sh: unknown CONDUIT=$CONDUIT (want udp, tcp or mix)"; exit 1 ;;
 esac
 GASNETRUN="$TOP/spawner/gasnetrun_$CONDUIT"
+[ "$CONDUIT" = mix ] && GASNETRUN="$TOP/spawner/gasnetrun"
 echo "# conduit $CONDUIT: programs from ${BIN#$TOP/}, launcher $(basename "$GASNETRUN")"

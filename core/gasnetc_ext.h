@@ -1,0 +1,42 @@
+/*
+ * gasnetc_ext.h - the internal core API that the extensions (extended-ref/)
+ * may use besides the public one: how an extension registers itself, and
+ * the team objects whose ids travel in collective AMs. Not installed.
+ */
+#ifndef GASNETC_EXT_H
+#define GASNETC_EXT_H
+
+#include <stdint.h>
+#include "gasnet.h"
+
+/* What an extension gives the core; listed by the conduit (conduit/<name>.c). */
+typedef struct gasnetc_extension {
+  const char *name;
+  /* Handlers with fixed indexes in GASNETC_HANDLER_EXT_FIRST..EXT_LAST. */
+  const gasnet_handlerentry_t *handlers;
+  int nhandlers;
+  /* Called by gasnet_attach once the segments are known, before its
+   * barrier (so no rank uses the extension before all have it ready). */
+  void (*attach)(void);
+} gasnetc_extension_t;
+
+/* A team: an ordered set of ranks. Its id travels in collective AMs, so
+ * teams can be added without a wire change; id 0 is the primordial team
+ * (every rank, in job order). */
+typedef struct gasnetc_team {
+  uint32_t id;
+  gasnet_node_t rank, size;
+  const gasnet_node_t *jobrank;        /* [size]; NULL: rank i is job rank i */
+  void *coll;                          /* the extended API's state for it */
+} gasnetc_team_t;
+
+/* The team with this id, or NULL when this rank has none such. */
+gasnetc_team_t *gasnetc_team_lookup(uint32_t id);
+/* The primordial team (id 0): every rank, in job order. */
+gasnetc_team_t *gasnetc_team_primordial(void);
+/* Team rank -> job rank. */
+static inline gasnet_node_t gasnetc_team_jobrank(const gasnetc_team_t *tm, gasnet_node_t r) {
+  return tm->jobrank ? tm->jobrank[r] : r;
+}
+
+#endif /* GASNETC_EXT_H */

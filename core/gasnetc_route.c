@@ -1,0 +1,136 @@
+/*
+ * gasnetc_route.c - the conduit's transports and the route table.
+ *
+ * At attach the core opens every transport of its conduit
+ * (gasnetc_conduit.transports), publishes each one's address, and fills
+ * route[r], the transport serving rank r, from the conduit's route rule
+ * (the same on both ends of every pair). A transport serves exactly the
+ * ranks routed to it (connect's `serves`). Everything the core sends goes
+ * through gasnetc_route_send, the one place that turns a transport's
+ * "not now" into progress and a retry, and that waits for a payload a
+ * transport still reads.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gasnetc_internal.h"
+
+int gasnetc_route_open(const gasnetc_transport_config_t *base) {
+  const gasnetc_conduit_t *cd = &gasnetc_conduit;
+  gasnetc_g.max_payload = SIZE_MAX;
+  for (unsigned i = 0; i < cd->ntransports; i++) {
+    gasnetc_tp_t *tp = &gasnetc_g.tp[i];
+    gasnetc_transport_config_t cfg = *base;
+    tp->ops = cd->transports[i];
+    tp->client = &gasnetc_g;
+    tp->index = i;
+    cfg.ctx = tp;
+    cfg.watch = gasnetc_watch_cb;
+    cfg.send_done = gasnetc_send_done_cb;
+    if (tp->ops->open(&tp->t, &cfg) != 0)
+      return gasnetc_setup_failed(GASNET_ERR_RESOURCE, "gasnet_attach",
+                                  "cannot open the %s transport", tp->ops->name);
+    gasnetc_g.ntp = i + 1;
+    size_t m = tp->ops->max_payload(tp->t);
+    if (m < gasnetc_g.max_payload) gasnetc_g.max_payload = m;
+  }
+  return GASNET_OK;
+}
+
+int gasnetc_route_connect(const void *blobs, size_t stride) {
+  gasnet_node_t n = gasnetc_g.nodes, me = gasnetc_g.mynode;
+  uint8_t *serves = calloc(n, 1);
+  if (!(gasnetc_g.route = malloc(n)) || !serves) {
+    free(serves);
+    return -1;
+  }
+  for (gasnet_node_t r = 0; r < n; r++)
+    gasnetc_g.route[r] = r == me ? GASNETC_ROUTE_SELF
+                         : gasnetc_conduit.route ? (uint8_t)gasnetc_conduit.route(me, r) : 0;
+  int rc = 0;
+  for (unsigned i = 0; i < gasnetc_g.ntp && !rc; i++) {
+    gasnetc_tp_t *tp = &gasnetc_g.tp[i];
+    for (gasnet_node_t r = 0; r < n; r++) serves[r] = gasnetc_g.route[r] == i;
+    rc = tp->ops->connect(tp->t, (const char *)blobs + i * GASNETC_ADDR_MAX, stride, serves);
+  }
+  free(serves);
+  return rc ? -1 : 0;
+}
+
+/* A send the transport still reads from: done when send_done says so. */
+typedef struct {
+  int done, rc;
+} gasnetc_inflight_t;
+
+void gasnetc_send_done_cb(void *ctx, void *cookie, int rc) {
+  (void)ctx;
+  gasnetc_inflight_t *f = cookie;
+  f->rc = rc;
+  __atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);
+}
+
+/* While a transport refuses or still reads: progress, and a short sleep
+ * when progress found nothing (what we wait for is the peer's ack or a
+ * writable socket, which the one wait sees). */
+#define GASNETC_SEND_SLICE_MS 1
+
+int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
+                       const void *payload, size_t paylen, unsigned flags) {
+  gasnetc_tp_t *tp = gasnetc_route_tp(node);
+  gasnetc_inflight_t f = {0, 0};
+  int rc;
+  while ((rc = tp->ops->send(tp->t, node, hdr, hdrlen, payload, paylen, flags, &f)) == -EAGAIN) {
+    GASNETC_STAT_ADD(send_retries, 1);
+    if (gasnetc_progress() == 0) gasnetc_wait(GASNETC_SEND_SLICE_MS);
+  }
+  if (rc != GASNETC_SEND_INFLIGHT) return rc;
+  GASNETC_STAT_ADD(sends_inflight, 1);
+  while (!__atomic_load_n(&f.done, __ATOMIC_ACQUIRE))
+    if (gasnetc_progress() == 0 && !__atomic_load_n(&f.done, __ATOMIC_ACQUIRE))
+      gasnetc_wait(GASNETC_SEND_SLICE_MS);
+  return f.rc;
+}
+
+/* ---- buffer lending ---------------------------------------------------------
+ * A transport without prepare/commit gets the core's own buffer: one per
+ * thread, grown as needed, and commit is a send() of it. */
+static GASNETC_TLS void *gasnetc_lend_buf;
+static GASNETC_TLS size_t gasnetc_lend_cap;
+
+int gasnetc_route_prepare(gasnetc_lend_t *lend, size_t paylen) {
+  gasnetc_tp_t *tp = gasnetc_route_tp(lend->dest);
+  if (tp->ops->prepare) {
+    int rc;
+    while ((rc = tp->ops->prepare(tp->t, lend, paylen)) == -EAGAIN) {
+      GASNETC_STAT_ADD(send_retries, 1);
+      if (gasnetc_progress() == 0) gasnetc_wait(GASNETC_SEND_SLICE_MS);
+    }
+    return rc;
+  }
+  if (paylen > gasnetc_lend_cap || !gasnetc_lend_buf) {
+    void *b = NULL;
+    size_t cap = paylen > 4096 ? paylen : 4096;
+    if (posix_memalign(&b, 64, cap)) return -ENOMEM;
+    free(gasnetc_lend_buf);
+    gasnetc_lend_buf = b;
+    gasnetc_lend_cap = cap;
+  }
+  lend->buf = gasnetc_lend_buf;
+  lend->cap = gasnetc_lend_cap;
+  lend->priv[0] = lend->priv[1] = NULL;
+  return 0;
+}
+
+int gasnetc_route_commit(gasnetc_lend_t *lend, const void *hdr, size_t hdrlen,
+                         size_t paylen) {
+  gasnetc_tp_t *tp = gasnetc_route_tp(lend->dest);
+  if (tp->ops->commit) return tp->ops->commit(tp->t, lend, hdr, hdrlen, paylen);
+  if (paylen > lend->cap) return -EMSGSIZE;
+  return gasnetc_route_send(lend->dest, hdr, hdrlen, lend->buf, paylen, lend->flags);
+}
+
+void gasnetc_route_close(void) {
+  for (unsigned i = 0; i < gasnetc_g.ntp; i++)
+    gasnetc_g.tp[i].ops->close(gasnetc_g.tp[i].t);
+}

@@ -1,0 +1,72 @@
+/*
+ * gasnetc_wait.c - the one wait: every transport's descriptors in one epoll
+ * set, every transport's deadline in one computation, one sleep for all.
+ *
+ *   gasnetc_progress()  poll each transport once (bounded, non-blocking);
+ *   gasnetc_wait(ms)    ask each transport for its next deadline (idle()),
+ *                       sleep in ppoll() on the epoll set until a
+ *                       descriptor is ready, the earliest deadline or ms,
+ *                       then gasnetc_progress().
+ *
+ * The sleep is ppoll() on the epoll descriptor rather than epoll_wait, for
+ * its nanosecond timeout (transport deadlines such as retransmissions fall
+ * due tens of microseconds ahead) and because it consumes no event: the
+ * transports read their own descriptors in poll. Any number of threads may
+ * sleep here at once (PAR). Nothing here is O(ranks): a transport watches
+ * one descriptor per socket it reads, or one epoll set of its own.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* ppoll */
+#endif
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+
+#include "gasnetc_internal.h"
+
+int gasnetc_wait_init(void) {
+  gasnetc_g.epfd = epoll_create1(EPOLL_CLOEXEC);
+  return gasnetc_g.epfd < 0 ? -errno : 0;
+}
+
+int gasnetc_watch_cb(void *ctx, int fd, unsigned events) {
+  const gasnetc_tp_t *tp = ctx;
+  struct epoll_event ev = {.events = events, .data.u32 = tp->index};
+  if (!events) return epoll_ctl(gasnetc_g.epfd, EPOLL_CTL_DEL, fd, NULL) ? -errno : 0;
+  if (epoll_ctl(gasnetc_g.epfd, EPOLL_CTL_MOD, fd, &ev) == 0) return 0;
+  return errno == ENOENT && epoll_ctl(gasnetc_g.epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+}
+
+int gasnetc_progress(void) {
+  int n = 0;
+  GASNETC_STAT_ADD(polls, 1);
+  for (unsigned i = 0; i < gasnetc_g.ntp; i++) {
+    gasnetc_tp_t *tp = &gasnetc_g.tp[i];
+    int k = tp->ops->poll(tp->t);
+    if (GASNETC_LIKELY(k >= 0)) n += k;
+    else if (!__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE))
+      gasnetc_fatal("the %s transport failed: %s", tp->ops->name, strerror(-k));
+  }
+  return n;
+}
+
+int gasnetc_wait(int timeout_ms) {
+  uint64_t dl = GASNETC_NEVER;
+  for (unsigned i = 0; i < gasnetc_g.ntp; i++) {
+    uint64_t d = gasnetc_g.tp[i].ops->idle(gasnetc_g.tp[i].t);
+    if (d < dl) dl = d;
+  }
+  uint64_t now = gasnetc_now_ns();
+  if (timeout_ms >= 0 && now + (uint64_t)timeout_ms * 1000000u < dl)
+    dl = now + (uint64_t)timeout_ms * 1000000u;
+  if (dl > now) {
+    GASNETC_STAT_ADD(waits, 1);
+    struct pollfd pf = {gasnetc_g.epfd, POLLIN, 0};
+    struct timespec ts = {(time_t)((dl - now) / 1000000000u), (long)((dl - now) % 1000000000u)};
+    ppoll(&pf, 1, dl == GASNETC_NEVER ? NULL : &ts, NULL);
+  }
+  return gasnetc_progress();
+}
