@@ -134,13 +134,12 @@ static void conn_busy(gasnetc_transport_t *t, amtcp_conn_t *c, int on) {
 static void chunk_done(gasnetc_transport_t *t, amtcp_chunk_t *ch, int rc) {
   ch->rc = rc;
   ch->next = t->done;
-  t->done = ch;
+  __atomic_store_n(&t->done, ch, __ATOMIC_RELEASE); /* progress peeks without the lock */
 }
 
 static void done_run(gasnetc_transport_t *t) {
   AMTCP_LOCK(t);
-  amtcp_chunk_t *ch = t->done;
-  t->done = NULL;
+  amtcp_chunk_t *ch = __atomic_exchange_n(&t->done, NULL, __ATOMIC_ACQUIRE);
   AMTCP_UNLOCK(t);
   while (ch) {
     amtcp_chunk_t *next = ch->next;
@@ -657,7 +656,7 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
     AMTCP_COUNT(t, zcopy_waits, 1);
     rc = GASNETC_SEND_INFLIGHT;
   }
-  int owed = t->done != NULL;
+  int owed = __atomic_load_n(&t->done, __ATOMIC_RELAXED) != NULL;
   AMTCP_UNLOCK(t);
   if (owed) done_run(t); /* this frame's, or an earlier one's */
   return rc;

@@ -99,7 +99,7 @@ static void gasnetc_am_loopback(const gasnetc_wire_msg_t *m, void *src,
     if (nbytes && src != dest_addr) memmove(dest_addr, src, nbytes);
   }
   GASNETC_STAT_ADD(loopback_msgs, 1);
-  gasnetc_handler_run(gasnetc_g.mynode, m, buf, nbytes);
+  gasnetc_handler_run(&gasnetc_g.ep0, gasnetc_g.mynode, m, buf, nbytes);
 }
 
 static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,

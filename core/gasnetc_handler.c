@@ -189,9 +189,9 @@ static const char *gasnetc_category_name(unsigned c) {
                                                                       : "Long";
 }
 
-void gasnetc_handler_run(gasnet_node_t src, const gasnetc_wire_msg_t *m,
+void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire_msg_t *m,
                          void *buf, size_t nbytes) {
-  gasnetc_handler_fn_t fn = __atomic_load_n(&gasnetc_g.ep0.handlers[m->handler], __ATOMIC_ACQUIRE);
+  gasnetc_handler_fn_t fn = __atomic_load_n(&ep->handlers[m->handler], __ATOMIC_ACQUIRE);
   int is_request = !(m->flags & GASNETC_WIRE_F_REPLY);
   if (GASNETC_UNLIKELY(!fn))
     gasnetc_fatal("gasnet_AM%s%s%u: handler %u is not registered on node %u "
@@ -245,10 +245,13 @@ void *gasnetc_place_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
   return gasnetc_segment_contains(gasnetc_g.mynode, dst, paylen) ? dst : NULL;
 }
 
+/* ctx: the transport's gasnetc_tp_t (NULL for the core's own loopback);
+ * frames go to its client's EP 0, the only EP the wire names so far. */
 void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
                         void *payload, size_t paylen) {
   gasnetc_wire_msg_t m;
-  (void)ctx;
+  const gasnetc_tp_t *tp = ctx;
+  gasnetc_client_t *client = tp ? tp->client : &gasnetc_g;
   if (GASNETC_UNLIKELY(src >= gasnetc_g.nodes ||
                        gasnetc_wire_decode(hdr, hdrlen, &m)))
     gasnetc_fatal("received a malformed AM header (%zu bytes) from node %u",
@@ -290,7 +293,7 @@ void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
   }
   }
   GASNETC_STAT_ADD(payload_bytes_received, paylen);
-  gasnetc_handler_run(src, &m, buf, paylen);
+  gasnetc_handler_run(&client->ep0, src, &m, buf, paylen);
   gasnetc_thread.in_callback--;
 }
 

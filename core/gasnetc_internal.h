@@ -244,7 +244,7 @@ int gasnetc_handler_init(gasnetc_ep_t *ep);
 int gasnetc_ep_register(gasnetc_ep_t *ep, gasnet_handlerentry_t *table, int numentries,
                         int lo, int hi, const char *call);
 /* Run handler m->handler for a message from src (transport or loopback). */
-void gasnetc_handler_run(gasnet_node_t src, const gasnetc_wire_msg_t *m,
+void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire_msg_t *m,
                          void *buf, size_t nbytes);
 /* Transport callbacks (installed in the transport config at attach); ctx
  * is the gasnetc_tp_t. */

@@ -99,8 +99,8 @@ static GASNETC_TLS void *gasnetc_lend_buf;
 static GASNETC_TLS size_t gasnetc_lend_cap;
 
 int gasnetc_route_prepare(gasnetc_lend_t *lend, size_t paylen) {
-  gasnetc_tp_t *tp = gasnetc_route_tp(lend->dest);
-  if (tp->ops->prepare) {
+  gasnetc_tp_t *tp = lend->dest == gasnetc_g.mynode ? NULL : gasnetc_route_tp(lend->dest);
+  if (tp && tp->ops->prepare) {
     int rc;
     while ((rc = tp->ops->prepare(tp->t, lend, paylen)) == -EAGAIN) {
       GASNETC_STAT_ADD(send_retries, 1);
@@ -124,9 +124,15 @@ int gasnetc_route_prepare(gasnetc_lend_t *lend, size_t paylen) {
 
 int gasnetc_route_commit(gasnetc_lend_t *lend, const void *hdr, size_t hdrlen,
                          size_t paylen) {
-  gasnetc_tp_t *tp = gasnetc_route_tp(lend->dest);
-  if (tp->ops->commit) return tp->ops->commit(tp->t, lend, hdr, hdrlen, paylen);
+  int self = lend->dest == gasnetc_g.mynode;
+  gasnetc_tp_t *tp = self ? NULL : gasnetc_route_tp(lend->dest);
+  if (tp && tp->ops->commit) return tp->ops->commit(tp->t, lend, hdr, hdrlen, paylen);
   if (paylen > lend->cap) return -EMSGSIZE;
+  if (self) { /* loopback: delivered here and now, as a transport would */
+    GASNETC_STAT_ADD(loopback_msgs, 1);
+    gasnetc_deliver_cb(NULL, gasnetc_g.mynode, hdr, hdrlen, lend->buf, paylen);
+    return 0;
+  }
   return gasnetc_route_send(lend->dest, hdr, hdrlen, lend->buf, paylen, lend->flags);
 }
 

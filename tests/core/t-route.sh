@@ -11,7 +11,10 @@
 #     one request credit (UDP) or a zero-byte queue bound (TCP), sends are
 #     refused ("not now"), the core retries after progress
 #     (core.send_retries > 0), and the stress run still verifies;
-#  4. Medium payloads arrive 16-byte aligned: core.medium_realigned is 0.
+#  4. Medium payloads arrive 16-byte aligned: core.medium_realigned is 0;
+#  5. t_internal on each conduit, 1 to 4 ranks: handlers registered after
+#     attach, and Mediums written into a buffer the transport lends
+#     (prepare/commit: amudp lends its own, amtcp the core's copy).
 # timeout: 150
 set -u
 cd "$TOP/tests/core" || exit 1
@@ -48,5 +51,15 @@ want "udp rank 0 core.medium_realigned" "$(stat "$tmp/st.0" core.medium_realigne
 run "tcp, GASNET_TCP_QUEUE_MAX=0" GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096 \
   "$TOP/spawner/gasnetrun_tcp" -n 2 ./tcp/t_amstress 200
 want "tcp rank 0 core.send_retries" "$(stat "$tmp/st.0" core.send_retries)" -gt 0
+for c in udp tcp mix; do
+  bin=./t_internal; [ $c = udp ] || bin=./$c/t_internal
+  for n in 1 2 4; do
+    out=$("$TOP/spawner/gasnetrun" -n $n $bin 2>&1); rc=$?
+    echo "$out" | grep '^node 0' | sed "s/^/$c -n $n: /"
+    lines=$(echo "$out" | grep -c 'lent Mediums')
+    if [ $rc = 0 ] && [ "$lines" = $n ]; then echo "ok   t_internal $c -n $n"
+    else echo "FAIL t_internal $c -n $n: exit $rc, $lines of $n nodes verified"; echo "$out" | tail -4; fails=$((fails + 1)); fi
+  done
+done
 [ $fails = 0 ] && echo "t-route: all passed"
 exit $fails

@@ -53,7 +53,10 @@ static inline int tt_wait(const gasnetc_transport_ops_t *ops, gasnetc_transport_
     dl = now + (uint64_t)timeout_ms * 1000000u;
   if (dl > now) {
     struct timespec ts = {(time_t)((dl - now) / 1000000000u), (long)((dl - now) % 1000000000u)};
-    ppoll(tt_fds, (nfds_t)tt_nfds, dl == GASNETC_NEVER ? NULL : &ts, NULL);
+    struct pollfd pf[TT_MAX_FDS]; /* ppoll writes revents: a copy per thread */
+    int n = tt_nfds;
+    memcpy(pf, tt_fds, sizeof pf[0] * (size_t)n);
+    ppoll(pf, (nfds_t)n, dl == GASNETC_NEVER ? NULL : &ts, NULL);
   }
   return ops->poll(t);
 }
