@@ -181,7 +181,7 @@ typedef struct {
 extern void gasnetc_block_step(gasnetc_block_t *state);
 #define GASNET_BLOCKUNTIL(cond)                         \
   do {                                                  \
-    gasnetc_block_t gasnetc_block_ = { 0 };             \
+    gasnetc_block_t gasnetc_block_ = { 0, 0 };          \
     while (!(cond)) gasnetc_block_step(&gasnetc_block_); \
   } while (0)
 
