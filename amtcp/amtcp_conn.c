@@ -24,7 +24,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "spawn_sha256.h"
+#include "gasneti_sha256.h"
 #include "transport_addr.h"
 
 #define AMTCP_RETRY_NS  50000000ULL /* a refused connect is retried after 50 ms */

@@ -4,7 +4,7 @@
  * job, or to its parent node). Collectives are in spawn_coll.c.
  */
 #include "spawn.h"
-#include "spawn_sha256.h"
+#include "gasneti_sha256.h"
 
 #include <errno.h>
 #include <netinet/in.h>

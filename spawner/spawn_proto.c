@@ -4,7 +4,7 @@
  * length that comes off the wire is checked here.
  */
 #include "spawn_proto.h"
-#include "spawn_sha256.h"
+#include "gasneti_sha256.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
-/* spawn_sha256.c - SHA-256 and HMAC-SHA256, straight from FIPS 180-4. */
-#include "spawn_sha256.h"
+/* gasneti_sha256.c - SHA-256 and HMAC-SHA256, straight from FIPS 180-4. */
+#include "gasneti_sha256.h"
 #include <string.h>
 
 static const uint32_t k256[64] = {

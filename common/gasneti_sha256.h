@@ -1,5 +1,5 @@
 /*
- * spawn_sha256.h - SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), used by
+ * gasneti_sha256.h - SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), used by
  * the launcher and the bootstrap client to authenticate connections without
  * sending the job secret, and to derive the job key from it.
  */
