@@ -54,7 +54,7 @@ static void shake_mac(gasnetc_transport_t *t, const char *label, const unsigned 
                       unsigned char out[AMTCP_MAC_LEN]) {
   const void *piece[2] = {label, rec + 4};
   size_t plen[2] = {strlen(label), 8};
-  spawn_hmac_sha256(t->cfg.job_key, GASNETC_KEY_LEN, 2, piece, plen, out);
+  gasneti_hmac_sha256(t->cfg.job_key, GASNETC_KEY_LEN, 2, piece, plen, out);
 }
 
 static void shake_make(gasnetc_transport_t *t, unsigned char *rec, uint8_t type, uint32_t dst) {
@@ -76,7 +76,7 @@ static amtcp_bad_t shake_check(gasnetc_transport_t *t, const unsigned char *rec,
     return AMTCP_BAD_RANK;
   unsigned char mac[AMTCP_MAC_LEN];
   shake_mac(t, type == AMTCP_T_HELLO ? amtcp_label_hello : amtcp_label_welcome, rec, mac);
-  return spawn_memneq(mac, rec + 16, AMTCP_MAC_LEN) ? AMTCP_BAD_MAC : AMTCP_BAD_NONE;
+  return gasneti_memneq(mac, rec + 16, AMTCP_MAC_LEN) ? AMTCP_BAD_MAC : AMTCP_BAD_NONE;
 }
 
 /* ---------------------------------------------------------------- sockets */

@@ -228,7 +228,7 @@ static void conn_auth(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t *p, s
   if (spawn_auth_decode(p, len, &a) < 0) { reject(c, "malformed AUTH"); return; }
   uint32_t kind = a.kind, id = a.id;
   spawn_auth_mac(n->secret, 'C', c->snonce, a.cnonce, kind, id, mac);
-  if (spawn_memneq(mac, a.mac, SPAWN_MAC_LEN)) { reject(c, "authentication failed"); return; }
+  if (gasneti_memneq(mac, a.mac, SPAWN_MAC_LEN)) { reject(c, "authentication failed"); return; }
   spawn_auth_mac(n->secret, 'S', c->snonce, a.cnonce, kind, id, mac);
 
   unauth_unlink(c);              /* it knows the secret: no deadline now */

@@ -289,14 +289,14 @@ void spawn_auth_mac(const uint8_t secret[SPAWN_SECRET_LEN], char side,
   spawn_put32(ki + 4, id);
   const void *piece[] = { "gasnetrun-auth", &side, snonce, cnonce, ki };
   size_t len[] = { 14, 1, SPAWN_NONCE_LEN, SPAWN_NONCE_LEN, 8 };
-  spawn_hmac_sha256(secret, SPAWN_SECRET_LEN, 5, piece, len, mac);
+  gasneti_hmac_sha256(secret, SPAWN_SECRET_LEN, 5, piece, len, mac);
 }
 
 void spawn_job_key(const uint8_t secret[SPAWN_SECRET_LEN], uint8_t key[32])
 {
   const void *piece[] = { "gasnetrun-job-key" };
   size_t len[] = { 17 };
-  spawn_hmac_sha256(secret, SPAWN_SECRET_LEN, 1, piece, len, key);
+  gasneti_hmac_sha256(secret, SPAWN_SECRET_LEN, 1, piece, len, key);
 }
 
 int spawn_random(void *buf, size_t len)
@@ -441,7 +441,7 @@ int spawn_client_join(const spawn_ticket_t *t, const char *host, int *fd,
   if ((rc = spawn_recv_frame(s, &h, &p, &len)) < 0) goto fail;
   *why = "launcher failed authentication";
   rc = -EPROTO;
-  if (h.type != SPAWN_WELCOME || len < SPAWN_MAC_LEN || spawn_memneq(p, mac, SPAWN_MAC_LEN))
+  if (h.type != SPAWN_WELCOME || len < SPAWN_MAC_LEN || gasneti_memneq(p, mac, SPAWN_MAC_LEN))
     goto fail;
   memmove(p, p + SPAWN_MAC_LEN, len - SPAWN_MAC_LEN);
   *body = p; *bodylen = len - SPAWN_MAC_LEN; *fd = s;
