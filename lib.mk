@@ -8,7 +8,7 @@ CLEANFILES =
 # core/conduit_udp.c hands the core &amudp_ops; the rest comes from the
 # per-directory convenience libraries. Static only (LT_INIT disable-shared).
 lib_LTLIBRARIES += libgasnet-udp-seq.la libgasnet-udp-parsync.la libgasnet-udp-par.la
-GASNET_CONDUIT_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include -I$(top_srcdir)/core
+GASNET_CONDUIT_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include -I$(top_srcdir)/common -I$(top_srcdir)/core
 GASNET_CONDUIT_LIBS = spawner/libboot.la common/libgasneti.la $(LIBUV_LIBS) $(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 
 libgasnet_udp_seq_la_SOURCES = core/conduit_udp.c

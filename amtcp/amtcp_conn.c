@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "gasneti_sha256.h"
+#include "gasneti_time.h"
 #include "transport_addr.h"
 
 #define AMTCP_RETRY_NS  50000000ULL /* a refused connect is retried after 50 ms */
@@ -275,7 +276,7 @@ static int pend_step(gasnetc_transport_t *t, pend_t *p, short revents, uint32_t 
     close(p->fd);
     p->fd = -1;
     p->phase = PEND_RETRY;
-    p->retry_ns = amtcp_now_ns() + AMTCP_RETRY_NS;
+    p->retry_ns = gasneti_now_ns() + AMTCP_RETRY_NS;
     return 0;
   }
   case PEND_WELCOME:
@@ -285,7 +286,7 @@ static int pend_step(gasnetc_transport_t *t, pend_t *p, short revents, uint32_t 
       close(p->fd);
       p->fd = -1;
       p->phase = PEND_RETRY;
-      p->retry_ns = amtcp_now_ns() + AMTCP_RETRY_NS;
+      p->retry_ns = gasneti_now_ns() + AMTCP_RETRY_NS;
       return 0;
     }
     if ((bad = shake_check(t, p->rec, AMTCP_T_WELCOME, p->rank, &src)) != AMTCP_BAD_NONE) {
@@ -367,9 +368,9 @@ int amtcp_mesh(gasnetc_transport_t *t, const void *blobs, size_t stride) {
     p->retry_ns = 0;
   }
   uint32_t nup = 0;
-  uint64_t deadline = amtcp_now_ns() + (uint64_t)(t->tun.connect_timeout_s * 1e9);
+  uint64_t deadline = gasneti_now_ns() + (uint64_t)(t->tun.connect_timeout_s * 1e9);
   while (nup < n - 1) {
-    uint64_t now = amtcp_now_ns();
+    uint64_t now = gasneti_now_ns();
     if (now >= deadline) {
       mesh_timeout(t);
       rc = -ETIMEDOUT;

@@ -1,5 +1,6 @@
 /* gasneti_sha256.c - SHA-256 and HMAC-SHA256, straight from FIPS 180-4. */
 #include "gasneti_sha256.h"
+#include "gasneti_bytes.h"
 #include <string.h>
 
 static const uint32_t k256[64] = {
@@ -18,8 +19,7 @@ static const uint32_t k256[64] = {
 static void sha256_block(gasneti_sha256_t *c, const uint8_t *p)
 {
   uint32_t w[64], a, b, d, e, f, g, h, cc, t1, t2;
-  for (int i = 0; i < 16; i++)
-    w[i] = (uint32_t)p[4*i] << 24 | (uint32_t)p[4*i+1] << 16 | (uint32_t)p[4*i+2] << 8 | p[4*i+3];
+  for (int i = 0; i < 16; i++) w[i] = gasneti_get_be32(p + 4 * i);
   for (int i = 16; i < 64; i++) {
     uint32_t s0 = ROR(w[i-15], 7) ^ ROR(w[i-15], 18) ^ (w[i-15] >> 3);
     uint32_t s1 = ROR(w[i-2], 17) ^ ROR(w[i-2], 19) ^ (w[i-2] >> 10);
@@ -59,16 +59,12 @@ void gasneti_sha256_update(gasneti_sha256_t *c, const void *data, size_t len)
 
 void gasneti_sha256_final(gasneti_sha256_t *c, uint8_t out[GASNETI_SHA256_LEN])
 {
-  uint64_t bits = c->total * 8;
   uint8_t pad = 0x80, zero = 0, lenbe[8];
+  gasneti_put_be64(lenbe, c->total * 8);  /* the message length in bits */
   gasneti_sha256_update(c, &pad, 1);
   while (c->used != 56) gasneti_sha256_update(c, &zero, 1);
-  for (int i = 0; i < 8; i++) lenbe[i] = (uint8_t)(bits >> (56 - 8 * i));
   gasneti_sha256_update(c, lenbe, 8);
-  for (int i = 0; i < 8; i++) {
-    out[4*i] = (uint8_t)(c->h[i] >> 24); out[4*i+1] = (uint8_t)(c->h[i] >> 16);
-    out[4*i+2] = (uint8_t)(c->h[i] >> 8); out[4*i+3] = (uint8_t)c->h[i];
-  }
+  for (int i = 0; i < 8; i++) gasneti_put_be32(out + 4 * i, c->h[i]);
 }
 
 void gasneti_hmac_sha256(const uint8_t *key, size_t keylen, int n,
