@@ -4,13 +4,13 @@ pkgconfig_DATA =
 pkgconfigdir = $(libdir)/pkgconfig
 CLEANFILES =
 
-# ---- udp conduit: libgasnet-udp-{seq,parsync,par}.a (core + amudp + boot + tools) ----
+# ---- udp conduit: libgasnet-udp-{seq,parsync,par}.a (core + amudp + boot + tools + common) ----
 # conduit/udp.c lists the core's transport (amudp) and extension
 # (extended-ref); the rest comes from the
 # per-directory convenience libraries. Static only (LT_INIT disable-shared).
 lib_LTLIBRARIES += libgasnet-udp-seq.la libgasnet-udp-parsync.la libgasnet-udp-par.la
-GASNET_CONDUIT_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include -I$(top_srcdir)/core
-GASNET_CONDUIT_LIBS = spawner/libboot.la $(LIBUV_LIBS) $(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
+GASNET_CONDUIT_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include -I$(top_srcdir)/common -I$(top_srcdir)/core
+GASNET_CONDUIT_LIBS = spawner/libboot.la common/libgasneti.la $(LIBUV_LIBS) $(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 
 libgasnet_udp_seq_la_SOURCES = conduit/udp.c
 libgasnet_udp_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
@@ -25,7 +25,7 @@ libgasnet_udp_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNET
 libgasnet_udp_par_la_CFLAGS = $(WARN_CFLAGS)
 libgasnet_udp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amudp/libamudp-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)
 
-# ---- tcp conduit: libgasnet-tcp-{seq,parsync,par}.a (core + amtcp + boot + tools) ----
+# ---- tcp conduit: libgasnet-tcp-{seq,parsync,par}.a (core + amtcp + boot + tools + common) ----
 # The same core, assembled with amtcp instead of amudp (conduit/tcp.c). Mirrors the udp libraries line for line.
 lib_LTLIBRARIES += libgasnet-tcp-seq.la libgasnet-tcp-parsync.la libgasnet-tcp-par.la
 libgasnet_tcp_seq_la_SOURCES = conduit/tcp.c

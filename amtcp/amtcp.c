@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "gasnett_internal.h" /* gasnett__envreport */
+#include "gasneti_env.h"
+#include "gasneti_time.h"
 
 #define AMTCP_LISTEN_ID    UINT32_MAX  /* epoll tag of the listening socket */
 #define AMTCP_DIRECT_MAX   1           /* auto: read peers directly up to this many
@@ -43,12 +45,6 @@
 
 static const unsigned char amtcp_zeros[AMTCP_ALIGN];
 
-uint64_t amtcp_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* ---------------------------------------------------------------- tunables */
 
 static const char *amtcp_getenv(gasnetc_transport_t *t, const char *name) {
@@ -57,20 +53,8 @@ static const char *amtcp_getenv(gasnetc_transport_t *t, const char *name) {
 
 static double env_num(gasnetc_transport_t *t, const char *name, double dflt, double lo,
                       double hi) {
-  const char *s = amtcp_getenv(t, name);
-  char dtext[32];
-  snprintf(dtext, sizeof dtext, "%g", dflt);
-  gasnett__envreport(name, s, dtext); /* GASNET_VERBOSEENV */
-  if (!s || !*s) return dflt;
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || !(v >= lo && v <= hi)) {
-    if (t->cfg.myrank == 0)
-      fprintf(stderr, "amtcp: ignoring %s=%s (want a number in [%g, %g]); using %g\n", name,
-              s, lo, hi, dflt);
-    return dflt;
-  }
-  return v;
+  return gasneti_env_num(t->cfg.getenv, "amtcp", t->cfg.myrank != 0, name, dflt, lo, hi,
+                         gasnett__envreport);
 }
 
 /* Every amtcp tunable (docs/transports.md lists them). */
@@ -208,7 +192,7 @@ static void conn_fail(gasnetc_transport_t *t, amtcp_conn_t *c, const char *why) 
   if (why && !t->closing && !c->bye_rcvd) {
     c->dead = 1;
     c->dead_why = why;
-    c->dead_ns = amtcp_now_ns();
+    c->dead_ns = gasneti_now_ns();
     __atomic_add_fetch(&t->dead_unreported, 1, __ATOMIC_RELAXED);
     AMTCP_COUNT(t, peers_dead, 1);
   }
@@ -428,7 +412,7 @@ static int rx_conn(gasnetc_transport_t *t, amtcp_conn_t *c) {
   size_t io[4] = {0, 0, 0, 0}; /* recv calls, bytes, frames placed, big buffers */
   int n = rx_read(t, c, &fail, &bad, &badf, &bye, io);
   if (io[1] && (c->big || c->rpos != c->rend || c->skip)) /* a frame is streaming in */
-    __atomic_store_n(&t->midframe_ns, amtcp_now_ns(), __ATOMIC_RELAXED);
+    __atomic_store_n(&t->midframe_ns, gasneti_now_ns(), __ATOMIC_RELAXED);
   AMTCP_LOCK(t);
   AMTCP_COUNT(t, recv_calls, io[0]);
   AMTCP_COUNT(t, bytes_received, io[1]);
@@ -463,7 +447,7 @@ static int rx_conn(gasnetc_transport_t *t, amtcp_conn_t *c) {
  * rank that aborts, or is killed, closes its connections at once): its
  * message names the cause; ours would only name the broken connection. */
 static void report_dead(gasnetc_transport_t *t) {
-  uint64_t now = amtcp_now_ns();
+  uint64_t now = gasneti_now_ns();
   for (;;) {
     uint32_t rank = UINT32_MAX;
     const char *why = NULL;
@@ -533,8 +517,11 @@ static int amtcp_poll(gasnetc_transport_t *t) { return amtcp_progress(t); }
  * when its grace ends. */
 static uint64_t amtcp_idle(gasnetc_transport_t *t) {
   if (!t->connected) return GASNETC_NEVER;
-  uint64_t now = amtcp_now_ns();
+  uint64_t now = gasneti_now_ns();
   if (now - __atomic_load_n(&t->midframe_ns, __ATOMIC_RELAXED) < AMTCP_MIDFRAME_NS) return now;
+  /* Direct mode reads no epoll events, so a stranger on the listener
+   * (which wakes the core's wait) is looked at before each sleep. */
+  if (t->direct) amtcp_late_accept(t);
   uint64_t dl = GASNETC_NEVER;
   AMTCP_LOCK(t);
   if (t->dead_unreported)
@@ -724,10 +711,10 @@ static int amtcp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
     t->conns[r].fd = -1;
     t->serves[r] = serves[r] && r != t->cfg.myrank;
   }
-  uint64_t t0 = amtcp_now_ns();
+  uint64_t t0 = gasneti_now_ns();
   int rc = amtcp_mesh(t, blobs, stride);
   if (rc != 0) return rc;
-  t->mesh_ns = amtcp_now_ns() - t0;
+  t->mesh_ns = gasneti_now_ns() - t0;
   t->direct = t->tun.poll_mode == AMTCP_POLL_DIRECT ||
               (t->tun.poll_mode == AMTCP_POLL_AUTO && t->nlive <= AMTCP_DIRECT_MAX);
   t->connected = 1;
@@ -763,6 +750,7 @@ static void amtcp_stats(gasnetc_transport_t *t, FILE *out) {
 static void amtcp_close(gasnetc_transport_t *t) {
   if (!t) return;
   if (t->connected) {
+    amtcp_late_accept(t); /* strangers not seen yet are reported at the latest now */
     AMTCP_LOCK(t);
     __atomic_store_n(&t->closing, 1, __ATOMIC_RELAXED);
     unsigned char bye[AMTCP_FRAME_HDR];
@@ -773,13 +761,13 @@ static void amtcp_close(gasnetc_transport_t *t) {
       if (!c->bye_rcvd && q_copy(t, c, bye, sizeof bye) == 0) conn_flush(t, c);
     }
     AMTCP_UNLOCK(t);
-    uint64_t now = amtcp_now_ns(), end = now + AMTCP_CLOSE_FLUSH_NS;
-    while (busy_get(t) && (now = amtcp_now_ns()) < end) amtcp_close_wait(t, 1);
+    uint64_t now = gasneti_now_ns(), end = now + AMTCP_CLOSE_FLUSH_NS;
+    while (busy_get(t) && (now = gasneti_now_ns()) < end) amtcp_close_wait(t, 1);
     AMTCP_LOCK(t);
     for (uint32_t i = 0; i < t->nlive; i++) shutdown(t->conns[t->live[i]].fd, SHUT_WR);
     AMTCP_UNLOCK(t);
-    end = amtcp_now_ns() + AMTCP_CLOSE_DRAIN_NS;
-    while (t->nlive && amtcp_now_ns() < end) amtcp_close_wait(t, 1);
+    end = gasneti_now_ns() + AMTCP_CLOSE_DRAIN_NS;
+    while (t->nlive && gasneti_now_ns() < end) amtcp_close_wait(t, 1);
   }
   for (uint32_t r = 0; t->conns && r < t->cfg.nranks; r++) {
     amtcp_conn_t *c = &t->conns[r];

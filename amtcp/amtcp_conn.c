@@ -24,7 +24,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "spawn_sha256.h"
+#include "gasneti_sha256.h"
+#include "gasneti_time.h"
 #include "transport_addr.h"
 
 #define AMTCP_RETRY_NS  50000000ULL /* a refused connect is retried after 50 ms */
@@ -54,7 +55,7 @@ static void shake_mac(gasnetc_transport_t *t, const char *label, const unsigned 
                       unsigned char out[AMTCP_MAC_LEN]) {
   const void *piece[2] = {label, rec + 4};
   size_t plen[2] = {strlen(label), 8};
-  spawn_hmac_sha256(t->cfg.job_key, GASNETC_KEY_LEN, 2, piece, plen, out);
+  gasneti_hmac_sha256(t->cfg.job_key, GASNETC_KEY_LEN, 2, piece, plen, out);
 }
 
 static void shake_make(gasnetc_transport_t *t, unsigned char *rec, uint8_t type, uint32_t dst) {
@@ -76,7 +77,7 @@ static amtcp_bad_t shake_check(gasnetc_transport_t *t, const unsigned char *rec,
     return AMTCP_BAD_RANK;
   unsigned char mac[AMTCP_MAC_LEN];
   shake_mac(t, type == AMTCP_T_HELLO ? amtcp_label_hello : amtcp_label_welcome, rec, mac);
-  return spawn_memneq(mac, rec + 16, AMTCP_MAC_LEN) ? AMTCP_BAD_MAC : AMTCP_BAD_NONE;
+  return gasneti_memneq(mac, rec + 16, AMTCP_MAC_LEN) ? AMTCP_BAD_MAC : AMTCP_BAD_NONE;
 }
 
 /* ---------------------------------------------------------------- sockets */
@@ -272,7 +273,7 @@ static int pend_step(gasnetc_transport_t *t, pend_t *p, short revents, uint32_t 
     close(p->fd);
     p->fd = -1;
     p->phase = PEND_RETRY;
-    p->retry_ns = amtcp_now_ns() + AMTCP_RETRY_NS;
+    p->retry_ns = gasneti_now_ns() + AMTCP_RETRY_NS;
     return 0;
   }
   case PEND_WELCOME:
@@ -282,7 +283,7 @@ static int pend_step(gasnetc_transport_t *t, pend_t *p, short revents, uint32_t 
       close(p->fd);
       p->fd = -1;
       p->phase = PEND_RETRY;
-      p->retry_ns = amtcp_now_ns() + AMTCP_RETRY_NS;
+      p->retry_ns = gasneti_now_ns() + AMTCP_RETRY_NS;
       return 0;
     }
     if ((bad = shake_check(t, p->rec, AMTCP_T_WELCOME, p->rank, &src)) != AMTCP_BAD_NONE) {
@@ -371,9 +372,9 @@ int amtcp_mesh(gasnetc_transport_t *t, const void *blobs, size_t stride) {
     p->retry_ns = 0;
   }
   uint32_t nup = 0;
-  uint64_t deadline = amtcp_now_ns() + (uint64_t)(t->tun.connect_timeout_s * 1e9);
+  uint64_t deadline = gasneti_now_ns() + (uint64_t)(t->tun.connect_timeout_s * 1e9);
   while (nup < nserve) {
-    uint64_t now = amtcp_now_ns();
+    uint64_t now = gasneti_now_ns();
     if (now >= deadline) {
       mesh_timeout(t);
       rc = -ETIMEDOUT;

@@ -163,8 +163,6 @@ struct gasnetc_transport {
 #endif
 };
 
-uint64_t amtcp_now_ns(void);
-
 /* amtcp_conn.c */
 int amtcp_listen(gasnetc_transport_t *t);                 /* at open */
 int amtcp_address(gasnetc_transport_t *t, void *blob, size_t *len);

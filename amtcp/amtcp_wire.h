@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gasneti_bytes.h"
 #include "transport.h"
 
 #define AMTCP_MAGIC      0x5441u /* "AT" little-endian */
@@ -94,24 +95,14 @@ typedef struct amtcp_frame {
 static inline size_t amtcp_pad(size_t n) { return (AMTCP_ALIGN - (n & (AMTCP_ALIGN - 1))) & (AMTCP_ALIGN - 1); }
 static inline size_t amtcp_round(size_t n) { return n + amtcp_pad(n); }
 
-static inline void amtcp_put16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); }
-static inline void amtcp_put32(unsigned char *p, uint32_t v) {
-  p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
-  p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24);
-}
-static inline uint32_t amtcp_get16(const unsigned char *p) { return p[0] | (uint32_t)p[1] << 8; }
-static inline uint32_t amtcp_get32(const unsigned char *p) {
-  return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Write a frame header into buf[0..AMTCP_FRAME_HDR). */
 static inline void amtcp_wire_frame_encode(unsigned char *buf, const amtcp_frame_t *f) {
   memset(buf, 0, AMTCP_FRAME_HDR);
-  amtcp_put16(buf, AMTCP_MAGIC);
+  gasneti_put_le16(buf, AMTCP_MAGIC);
   buf[2] = f->type;
   buf[3] = f->flags;
-  amtcp_put16(buf + 4, f->hdrlen);
-  amtcp_put32(buf + 8, f->paylen);
+  gasneti_put_le16(buf + 4, f->hdrlen);
+  gasneti_put_le32(buf + 8, f->paylen);
 }
 
 /* Check and decode a frame header. Every field used afterwards is bounded
@@ -119,12 +110,12 @@ static inline void amtcp_wire_frame_encode(unsigned char *buf, const amtcp_frame
  * BYE has both 0. */
 static inline amtcp_bad_t amtcp_wire_frame_decode(const unsigned char *buf, amtcp_frame_t *f,
                                                   size_t max_payload) {
-  if (amtcp_get16(buf) != AMTCP_MAGIC) return AMTCP_BAD_MAGIC;
+  if (gasneti_get_le16(buf) != AMTCP_MAGIC) return AMTCP_BAD_MAGIC;
   f->type = buf[2];
   f->flags = buf[3];
-  f->hdrlen = (uint16_t)amtcp_get16(buf + 4);
-  f->paylen = amtcp_get32(buf + 8);
-  if (amtcp_get16(buf + 6) || amtcp_get32(buf + 12)) return AMTCP_BAD_LENGTH;
+  f->hdrlen = gasneti_get_le16(buf + 4);
+  f->paylen = gasneti_get_le32(buf + 8);
+  if (gasneti_get_le16(buf + 6) || gasneti_get_le32(buf + 12)) return AMTCP_BAD_LENGTH;
   switch (f->type) {
   case AMTCP_T_DATA:
     if (f->hdrlen == 0 || f->hdrlen > GASNETC_HDR_MAX || f->paylen > max_payload)
@@ -137,27 +128,27 @@ static inline amtcp_bad_t amtcp_wire_frame_decode(const unsigned char *buf, amtc
   }
 }
 
-/* Handshake records: amtcp_conn.c computes the MAC (spawner's HMAC-SHA256)
+/* Handshake records: amtcp_conn.c computes the MAC (common/'s HMAC-SHA256)
  * over the label and the 8 bytes at offset 4 (src, dst). */
 static inline void amtcp_wire_shake_encode(unsigned char *buf, uint8_t type, uint32_t src,
                                            uint32_t dst, const unsigned char mac[AMTCP_MAC_LEN]) {
   memset(buf, 0, AMTCP_SHAKE_LEN);
-  amtcp_put16(buf, AMTCP_MAGIC);
+  gasneti_put_le16(buf, AMTCP_MAGIC);
   buf[2] = type;
   buf[3] = AMTCP_VERSION;
-  amtcp_put32(buf + 4, src);
-  amtcp_put32(buf + 8, dst);
+  gasneti_put_le32(buf + 4, src);
+  gasneti_put_le32(buf + 8, dst);
   memcpy(buf + 16, mac, AMTCP_MAC_LEN);
 }
 
 /* Decode a handshake record's fields (the caller checks ranks and MAC). */
 static inline amtcp_bad_t amtcp_wire_shake_decode(const unsigned char *buf, uint8_t want_type,
                                                   uint32_t *src, uint32_t *dst) {
-  if (amtcp_get16(buf) != AMTCP_MAGIC || buf[3] != AMTCP_VERSION) return AMTCP_BAD_MAGIC;
+  if (gasneti_get_le16(buf) != AMTCP_MAGIC || buf[3] != AMTCP_VERSION) return AMTCP_BAD_MAGIC;
   if (buf[2] != want_type) return AMTCP_BAD_TYPE;
-  if (amtcp_get32(buf + 12)) return AMTCP_BAD_LENGTH;
-  *src = amtcp_get32(buf + 4);
-  *dst = amtcp_get32(buf + 8);
+  if (gasneti_get_le32(buf + 12)) return AMTCP_BAD_LENGTH;
+  *src = gasneti_get_le32(buf + 4);
+  *dst = gasneti_get_le32(buf + 8);
   return AMTCP_BAD_NONE;
 }
 

@@ -24,15 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "gasnett_internal.h" /* gasnett__envreport */
+#include "gasneti_env.h"
+#include "gasneti_time.h"
 
 #define AMUDP_CLOSE_FLUSH_NS 2000000000ULL /* close waits at most 2 s for acks */
 #define AMUDP_BYES         3   /* BYE is sent this many times: it is not acked */
-
-uint64_t amudp_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* ---------------------------------------------------------------- tunables */
 
@@ -42,20 +38,8 @@ static const char *amudp_getenv(gasnetc_transport_t *t, const char *name) {
 
 double amudp_env_num(gasnetc_transport_t *t, const char *name, double dflt,
                      double lo, double hi) {
-  const char *s = amudp_getenv(t, name);
-  char dtext[32];
-  snprintf(dtext, sizeof dtext, "%g", dflt);
-  gasnett__envreport(name, s, dtext); /* GASNET_VERBOSEENV */
-  if (!s || !*s) return dflt;
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || !(v >= lo && v <= hi)) {
-    if (t->cfg.myrank == 0)
-      fprintf(stderr, "amudp: ignoring %s=%s (want a number in [%g, %g]); using %g\n",
-              name, s, lo, hi, dflt);
-    return dflt;
-  }
-  return v;
+  return gasneti_env_num(t->cfg.getenv, "amudp", t->cfg.myrank != 0, name, dflt, lo, hi,
+                         gasnett__envreport);
 }
 
 /* Every amudp tunable but the fault-injection ones (amudp_fault_init). */
@@ -235,7 +219,7 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
     fprintf(stderr, "amudp: out of memory for %u peers\n", t->cfg.nranks);
     return -ENOMEM;
   }
-  uint64_t now = amudp_now_ns();
+  uint64_t now = gasneti_now_ns();
   for (uint32_t r = 0; r < t->cfg.nranks; r++) {
     amudp_peer_t *p = &t->peers[r];
     p->rank = r;
@@ -392,7 +376,7 @@ static int rx_once(gasnetc_transport_t *t, int *delivered) {
   int nitem = 0, n = 0, nseen = 0;
   uint32_t src[AMUDP_RX_BATCH], seen[AMUDP_RX_BATCH];
   if (m > 0) {
-    uint64_t now = amudp_now_ns();
+    uint64_t now = gasneti_now_ns();
     AMUDP_LOCK(t);
     for (int i = 0; i < m; i++) {
       amudp_rxitem_t *it = &b->items[nitem];
@@ -453,12 +437,12 @@ static int amudp_progress(gasnetc_transport_t *t) {
     /* The core slept watching the socket: what arrived, arrived since now
      * (delayed acks are timed from rx_last_ns). */
     AMUDP_LOCK(t);
-    t->rx_last_ns = amudp_now_ns();
+    t->rx_last_ns = gasneti_now_ns();
     AMUDP_UNLOCK(t);
   }
   for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
     if (rx_once(t, &delivered) < AMUDP_RX_BATCH) break;
-  uint64_t now = amudp_now_ns();
+  uint64_t now = gasneti_now_ns();
   AMUDP_LOCK(t);
   t->rx_last_ns = now;
   if (now >= t->next_deadline_ns) amudp_rel_timers(t, now);
@@ -489,7 +473,7 @@ static uint64_t amudp_idle(gasnetc_transport_t *t) {
 /* close() only: sleep on the socket alone until it is readable, the
  * earliest deadline or timeout_ms, then make progress. */
 static void amudp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
-  uint64_t dl = amudp_idle(t), now = amudp_now_ns();
+  uint64_t dl = amudp_idle(t), now = gasneti_now_ns();
   uint64_t ns = (uint64_t)timeout_ms * 1000000ULL;
   if (dl <= now) ns = 0;
   else if (dl - now < ns) ns = dl - now;
@@ -523,7 +507,7 @@ static int amudp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr,
   int rc = amudp_refuse(t, p, is_reply) ? -EAGAIN
            : p->gone ? -EPIPE
            : amudp_frag_send(t, p, hdr, hdrlen, payload, paylen, NULL, is_reply,
-                             amudp_now_ns());
+                             gasneti_now_ns());
   AMUDP_UNLOCK(t);
   return rc;
 }
@@ -555,7 +539,7 @@ static int amudp_commit(gasnetc_transport_t *t, gasnetc_lend_t *lend, const void
   int rc = hdrlen > GASNETC_HDR_MAX || paylen > lend->cap ? -EMSGSIZE
            : p->gone ? -EPIPE
            : amudp_frag_send(t, p, hdr, hdrlen, m->data, paylen, m,
-                             (lend->flags & GASNETC_SEND_REPLY) != 0, amudp_now_ns());
+                             (lend->flags & GASNETC_SEND_REPLY) != 0, gasneti_now_ns());
   if (rc) amudp_msg_put(t, m);
   AMUDP_UNLOCK(t);
   return rc;
@@ -586,14 +570,14 @@ static void amudp_close(gasnetc_transport_t *t) {
     AMUDP_LOCK(t);
     t->closing = 1;
     AMUDP_UNLOCK(t);
-    uint64_t end = amudp_now_ns() +
+    uint64_t end = gasneti_now_ns() +
                    (t->tun.timeout_ns < AMUDP_CLOSE_FLUSH_NS ? t->tun.timeout_ns
                                                              : AMUDP_CLOSE_FLUSH_NS);
     for (;;) {
       AMUDP_LOCK(t);
       int busy = amudp_rel_unacked(t);
       AMUDP_UNLOCK(t);
-      if (!busy || amudp_now_ns() >= end) break;
+      if (!busy || gasneti_now_ns() >= end) break;
       amudp_close_wait(t, 10);
     }
     AMUDP_LOCK(t);

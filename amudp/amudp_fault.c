@@ -10,6 +10,7 @@
  * is one branch per datagram.
  */
 #include "amudp_internal.h"
+#include "gasneti_time.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -27,7 +28,7 @@ void amudp_fault_init(gasnetc_transport_t *t) {
   f->reorder = amudp_env_num(t, "GASNET_UDP_REORDER", 0, 0, 1);
   double seed = amudp_env_num(t, "GASNET_UDP_SEED", 0, 0, 1e18);
   uint64_t s = seed > 0 ? (uint64_t)seed
-                        : ((uint64_t)getpid() << 32) ^ amudp_now_ns() ^ t->cfg.myrank;
+                        : ((uint64_t)getpid() << 32) ^ gasneti_now_ns() ^ t->cfg.myrank;
   /* splitmix64 step so that small seeds still give a well-mixed state */
   s += 0x9e3779b97f4a7c15ULL;
   s = (s ^ (s >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -106,7 +107,7 @@ void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov
     }
     f->held_len = len;
     f->held_peer = p;
-    f->held_due_ns = amudp_now_ns() + AMUDP_REORDER_HOLD_NS;
+    f->held_due_ns = gasneti_now_ns() + AMUDP_REORDER_HOLD_NS;
     if (f->held_due_ns < t->next_deadline_ns) t->next_deadline_ns = f->held_due_ns;
     AMUDP_COUNT(t, fault_reordered, 1);
     return;

@@ -224,8 +224,6 @@ struct gasnetc_transport {
 #endif
 };
 
-uint64_t amudp_now_ns(void);
-
 /* amudp_reliable.c (t->lock held) */
 void amudp_rel_peer_init(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
 amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t);

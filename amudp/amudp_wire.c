@@ -6,24 +6,7 @@
 
 #include <string.h>
 
-static inline void put16(unsigned char *p, uint16_t v) {
-  p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8);
-}
-static inline void put32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline void put64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline uint16_t get16(const unsigned char *p) {
-  return (uint16_t)(p[0] | (p[1] << 8));
-}
-static inline uint32_t get32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t get64(const unsigned char *p) {
-  return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
+#include "gasneti_bytes.h"
 
 /* ---- SipHash-2-4, after the reference implementation (CC0) ---- */
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
@@ -42,7 +25,7 @@ uint64_t amudp_siphash(uint64_t k0, uint64_t k1, const void *data, size_t len) {
   size_t left = len & 7;
   const unsigned char *end = in + len - left;
   for (; in != end; in += 8) {
-    uint64_t m = get64(in);
+    uint64_t m = gasneti_get_le64(in);
     v3 ^= m; SIPROUND; SIPROUND; v0 ^= m;
   }
   uint64_t b = (uint64_t)len << 56;
@@ -60,7 +43,7 @@ void amudp_wire_keys_init(amudp_wire_keys_t *k, const unsigned char *job_key,
    * apart) and the MAC key (never on the wire). */
   unsigned char fold[16] = {0};
   for (size_t i = 0; i < keylen; i++) fold[i % 16] ^= job_key[i];
-  uint64_t a = get64(fold), b = get64(fold + 8);
+  uint64_t a = gasneti_get_le64(fold), b = gasneti_get_le64(fold + 8);
   k->tag = amudp_siphash(a, b, "amudp tag v1", 12);
   k->mac_k0 = amudp_siphash(a, b, "amudp mac k0 v1", 15);
   k->mac_k1 = amudp_siphash(a, b, "amudp mac k1 v1", 15);
@@ -68,43 +51,43 @@ void amudp_wire_keys_init(amudp_wire_keys_t *k, const unsigned char *job_key,
 
 void amudp_wire_encode(unsigned char *buf, const amudp_wire_hdr_t *h,
                        const amudp_wire_keys_t *k) {
-  put16(buf + 0, AMUDP_MAGIC);
+  gasneti_put_le16(buf + 0, AMUDP_MAGIC);
   buf[2] = AMUDP_VERSION;
   buf[3] = h->type;
-  put64(buf + 4, k->tag);
-  put32(buf + 12, h->src);
-  put32(buf + 16, h->dst);
-  put32(buf + 20, h->seq);
-  put32(buf + 24, h->ack);
-  put64(buf + 28, h->sack);
-  put16(buf + 36, h->hdrlen);
-  put16(buf + 38, h->flags);
-  put32(buf + 40, h->msg_id);
-  put32(buf + 44, h->frag_off);
-  put32(buf + 48, h->msg_len);
-  put32(buf + 52, 0);
-  put64(buf + 56, amudp_siphash(k->mac_k0, k->mac_k1, buf, 56));
+  gasneti_put_le64(buf + 4, k->tag);
+  gasneti_put_le32(buf + 12, h->src);
+  gasneti_put_le32(buf + 16, h->dst);
+  gasneti_put_le32(buf + 20, h->seq);
+  gasneti_put_le32(buf + 24, h->ack);
+  gasneti_put_le64(buf + 28, h->sack);
+  gasneti_put_le16(buf + 36, h->hdrlen);
+  gasneti_put_le16(buf + 38, h->flags);
+  gasneti_put_le32(buf + 40, h->msg_id);
+  gasneti_put_le32(buf + 44, h->frag_off);
+  gasneti_put_le32(buf + 48, h->msg_len);
+  gasneti_put_le32(buf + 52, 0);
+  gasneti_put_le64(buf + 56, amudp_siphash(k->mac_k0, k->mac_k1, buf, 56));
 }
 
 amudp_bad_t amudp_wire_decode(const unsigned char *buf, size_t len,
                               amudp_wire_hdr_t *h, const amudp_wire_keys_t *k) {
   if (len < AMUDP_HDR_LEN) return AMUDP_BAD_SHORT;
-  if (get16(buf) != AMUDP_MAGIC || buf[2] != AMUDP_VERSION) return AMUDP_BAD_MAGIC;
-  if (get64(buf + 4) != k->tag) return AMUDP_BAD_TAG;
-  if (get64(buf + 56) != amudp_siphash(k->mac_k0, k->mac_k1, buf, 56))
+  if (gasneti_get_le16(buf) != AMUDP_MAGIC || buf[2] != AMUDP_VERSION) return AMUDP_BAD_MAGIC;
+  if (gasneti_get_le64(buf + 4) != k->tag) return AMUDP_BAD_TAG;
+  if (gasneti_get_le64(buf + 56) != amudp_siphash(k->mac_k0, k->mac_k1, buf, 56))
     return AMUDP_BAD_MAC;
   /* From here on the header is authentic; still check every field. */
   h->type = buf[3];
-  h->src = get32(buf + 12);
-  h->dst = get32(buf + 16);
-  h->seq = get32(buf + 20);
-  h->ack = get32(buf + 24);
-  h->sack = get64(buf + 28);
-  h->hdrlen = get16(buf + 36);
-  h->flags = get16(buf + 38);
-  h->msg_id = get32(buf + 40);
-  h->frag_off = get32(buf + 44);
-  h->msg_len = get32(buf + 48);
+  h->src = gasneti_get_le32(buf + 12);
+  h->dst = gasneti_get_le32(buf + 16);
+  h->seq = gasneti_get_le32(buf + 20);
+  h->ack = gasneti_get_le32(buf + 24);
+  h->sack = gasneti_get_le64(buf + 28);
+  h->hdrlen = gasneti_get_le16(buf + 36);
+  h->flags = gasneti_get_le16(buf + 38);
+  h->msg_id = gasneti_get_le32(buf + 40);
+  h->frag_off = gasneti_get_le32(buf + 44);
+  h->msg_len = gasneti_get_le32(buf + 48);
   if (h->type < AMUDP_T_DATA || h->type > AMUDP_T_BYE) return AMUDP_BAD_TYPE;
   if (h->src >= k->nranks || h->src == k->myrank || h->dst != k->myrank)
     return AMUDP_BAD_RANK;

@@ -34,7 +34,7 @@ static void gasnetc_exit_handler(gasnet_token_t token, gasnet_handlerarg_t code)
   (void)token;
   if (__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE)) return;
   __atomic_store_n(&gasnetc_g.remote_code, (int)code, __ATOMIC_RELAXED);
-  __atomic_store_n(&gasnetc_g.remote_exit_ns, gasnetc_now_ns(), __ATOMIC_RELAXED);
+  __atomic_store_n(&gasnetc_g.remote_exit_ns, gasneti_now_ns(), __ATOMIC_RELAXED);
   __atomic_store_n(&gasnetc_g.remote_exit, 1, __ATOMIC_RELEASE);
 }
 

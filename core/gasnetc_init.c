@@ -37,6 +37,7 @@
 
 #include "gasnetc_internal.h"
 #include "gasnett_internal.h"
+#include "gasneti_env.h"
 #include "boot.h"
 
 gasnetc_client_t gasnetc_g = { .epfd = -1 };
@@ -78,10 +79,10 @@ static void gasnetc_read_env(void) {
       gasnetc_env("GASNET_MAX_SEGSIZE", "half the physical memory"));
   gasnetc_g.spin_ns = (uint64_t)GASNETC_SPIN_USEC_DEFAULT * 1000;
   if ((v = gasnetc_env("GASNET_SPIN_USEC", "100")) && *v) {
-    char *end;
-    unsigned long us = strtoul(v, &end, 10);
-    if (*end) gasnetc_fatal("GASNET_SPIN_USEC='%s' is not a number of microseconds", v);
-    gasnetc_g.spin_ns = (uint64_t)us * 1000;
+    uint64_t us;
+    if (gasneti_parse_uint(v, 0, UINT64_MAX / 1000, &us) < 0)
+      gasnetc_fatal("GASNET_SPIN_USEC='%s' is not a number of microseconds", v);
+    gasnetc_g.spin_ns = us * 1000;
   }
   v = gasnetc_env("GASNET_NETWORK", "the launcher's connection, else the first non-loopback address");
   gasnetc_g.network = v && *v ? v : NULL;
@@ -353,7 +354,7 @@ void gasnetc_exit_check_slow(void) {
     return;
   if (!__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE)) return; /* orders the time */
   uint64_t since = __atomic_load_n(&gasnetc_g.remote_exit_ns, __ATOMIC_RELAXED);
-  if (gasnetc_now_ns() - since < (uint64_t)GASNETC_EXIT_LINGER_MS * 1000000u) return;
+  if (gasneti_now_ns() - since < (uint64_t)GASNETC_EXIT_LINGER_MS * 1000000u) return;
   int code = __atomic_load_n(&gasnetc_g.remote_code, __ATOMIC_ACQUIRE);
   /* Spec 2.1.0.5: a node learns of a remote gasnet_exit through SIGQUIT. */
   gasnetc_quit_raised = 1;

@@ -14,6 +14,7 @@
 #include "transport.h"
 #include "gasnetc_wire.h"
 #include "gasnetc_ext.h"
+#include "gasneti_time.h" /* gasneti_now_ns: the one monotonic clock */
 
 /* Per-thread storage: SEQ has one client thread, so plain statics do. */
 #if defined(GASNET_SEQ)
@@ -139,7 +140,7 @@ typedef struct gasnetc_client {
   volatile int exiting;       /* this process is in its exit path */
   volatile int remote_exit;   /* another node called gasnet_exit ... */
   volatile int remote_code;   /* ... with this code */
-  uint64_t remote_exit_ns;    /* ... learnt then (gasnetc_now_ns) */
+  uint64_t remote_exit_ns;    /* ... learnt then (gasneti_now_ns) */
 } gasnetc_client_t;
 /* The one client of a GASNet-1 program (and of EX's gex_Client_Init). */
 extern gasnetc_client_t gasnetc_g;
@@ -305,7 +306,5 @@ static inline void gasnetc_exit_check(void) {
   if (GASNETC_UNLIKELY(gasnetc_g.remote_exit)) gasnetc_exit_check_slow();
 }
 
-/* Monotonic clock, nanoseconds. */
-uint64_t gasnetc_now_ns(void);
 
 #endif /* GASNETC_INTERNAL_H */

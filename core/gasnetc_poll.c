@@ -35,12 +35,6 @@
 #define GASNETC_BLOCK_SLICE_MS 1
 #endif
 
-uint64_t gasnetc_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void gasnetc_poll_check_context(const char *fname) {
   const gasnetc_thread_t *th = &gasnetc_thread;
   GASNETC_CHECK_ATTACHED(fname);
@@ -63,7 +57,7 @@ void gasnetc_block_step(gasnetc_block_t *state) {
   if (gasnetc_progress() > 0) {
     state->idle_since_ns = 0;
   } else {
-    uint64_t now = gasnetc_now_ns();
+    uint64_t now = gasneti_now_ns();
     int fresh = state->idle_since_ns == 0;
     if (fresh) state->idle_since_ns = now;
     int spin = state->mode == GASNETC_BLOCK_SPIN ||

@@ -4,19 +4,19 @@
  * and the range checks Long messages use.
  *
  * GASNET_MAX_SEGSIZE caps the segment: a size with an optional K/M/G/T suffix
- * (powers of 1024, optional trailing "B"), e.g. "256MB", or a fraction of the
- * physical memory, e.g. "0.25". Default: half of physical memory. The memory
+ * (powers of 1024, optional trailing "B"; gasneti_parse_size), e.g. "256MB",
+ * or a fraction of the physical memory, e.g. "0.25". Default: half of physical memory. The memory
  * is mapped MAP_NORESERVE, so only pages the job touches cost anything.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
 #include "gasnetc_internal.h"
+#include "gasneti_env.h"
 
 #define GASNETC_PAGE_DOWN(x) ((x) & ~(uintptr_t)(GASNET_PAGESIZE - 1))
 #define GASNETC_PAGE_UP(x) GASNETC_PAGE_DOWN((x) + GASNET_PAGESIZE - 1)
@@ -34,28 +34,14 @@ uintptr_t gasnetc_segment_max_from_env(const char *value) {
 #else
   uintptr_t phys = gasnetc_physmem();
   if (!value || !*value) return GASNETC_PAGE_DOWN(phys / 2);
-  char *end;
-  errno = 0;
-  double v = strtod(value, &end);
-  if (end == value || errno || v < 0)
+  double v;
+  uint64_t unit;
+  if (gasneti_parse_size(value, &v, &unit) < 0)
     gasnetc_fatal("GASNET_MAX_SEGSIZE='%s' is not a size (e.g. 256MB, 2G, 0.5)",
                   value);
-  double mult = 1;
-  switch (toupper((unsigned char)*end)) {
-  case 'K': mult = 1024.0; end++; break;
-  case 'M': mult = 1024.0 * 1024; end++; break;
-  case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-  case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
-  case '\0': if (v < 1.0) mult = (double)phys; break; /* a fraction */
-  default: break;
-  }
-  if (toupper((unsigned char)end[0]) == 'I' && toupper((unsigned char)end[1]) == 'B')
-    end += 2;
-  else if (toupper((unsigned char)*end) == 'B')
-    end++;
-  if (*end)
-    gasnetc_fatal("GASNET_MAX_SEGSIZE='%s' is not a size (e.g. 256MB, 2G, 0.5)",
-                  value);
+  double mult = unit ? (double)unit
+                     : v < 1.0 ? (double)phys /* a bare number below 1: a fraction */
+                               : 1;
   double bytes = v * mult;
   if (bytes > (double)(UINTPTR_MAX / 2)) bytes = (double)(UINTPTR_MAX / 2);
   return GASNETC_PAGE_DOWN((uintptr_t)bytes);

@@ -59,7 +59,7 @@ int gasnetc_wait(int timeout_ms) {
     uint64_t d = gasnetc_g.tp[i].ops->idle(gasnetc_g.tp[i].t);
     if (d < dl) dl = d;
   }
-  uint64_t now = gasnetc_now_ns();
+  uint64_t now = gasneti_now_ns();
   if (timeout_ms >= 0 && now + (uint64_t)timeout_ms * 1000000u < dl)
     dl = now + (uint64_t)timeout_ms * 1000000u;
   if (dl > now) {

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <stddef.h>
 
+#include "gasneti_bytes.h"
 #include "transport.h"
 
 enum {
@@ -70,23 +71,6 @@ typedef struct {
   int32_t args[GASNETC_WIRE_MAX_ARGS];
 } gasnetc_wire_msg_t;
 
-static inline void gasnetc_wire_put32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-}
-static inline uint32_t gasnetc_wire_get32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-static inline void gasnetc_wire_put64(uint8_t *p, uint64_t v) {
-  gasnetc_wire_put32(p, (uint32_t)v);
-  gasnetc_wire_put32(p + 4, (uint32_t)(v >> 32));
-}
-static inline uint64_t gasnetc_wire_get64(const uint8_t *p) {
-  return (uint64_t)gasnetc_wire_get32(p) |
-         (uint64_t)gasnetc_wire_get32(p + 4) << 32;
-}
-
 /* Length of the header for this category and argument count, without
  * padding. */
 static inline size_t gasnetc_wire_len(unsigned category, unsigned nargs) {
@@ -112,11 +96,11 @@ static inline size_t gasnetc_wire_encode(uint8_t *buf, unsigned category,
   p[4] = GASNETC_WIRE_VERSION; p[5] = (uint8_t)pad; p[6] = p[7] = 0;
   p += GASNETC_WIRE_FIXED_LEN;
   if (category == GASNETC_WIRE_LONG) {
-    gasnetc_wire_put64(p, dest);
+    gasneti_put_le64(p, dest);
     p += GASNETC_WIRE_DEST_LEN;
   }
   for (unsigned i = 0; i < nargs; i++, p += 4)
-    gasnetc_wire_put32(p, (uint32_t)args[i]);
+    gasneti_put_le32(p, (uint32_t)args[i]);
   memset(p, 0, pad);
   return (size_t)(p + pad - buf);
 }
@@ -135,11 +119,11 @@ static inline int gasnetc_wire_decode(const void *hdr, size_t len,
   p += GASNETC_WIRE_FIXED_LEN;
   m->dest = 0;
   if (m->category == GASNETC_WIRE_LONG) {
-    m->dest = gasnetc_wire_get64(p);
+    m->dest = gasneti_get_le64(p);
     p += GASNETC_WIRE_DEST_LEN;
   }
   for (unsigned i = 0; i < m->nargs; i++, p += 4)
-    m->args[i] = (int32_t)gasnetc_wire_get32(p);
+    m->args[i] = (int32_t)gasneti_get_le32(p);
   return 0;
 }
 

@@ -185,7 +185,7 @@ typedef struct gasnetc_transport_ops {
   /* The core is about to sleep: do what cannot wait for the next poll
    * (e.g. send delayed acks, which nothing sent while asleep would carry),
    * and return the earliest monotonic time (ns, the clock of
-   * gasnetc_now_ns) at which poll must run even if no descriptor is ready;
+   * gasneti_now_ns) at which poll must run even if no descriptor is ready;
    * GASNETC_NEVER for none, or a time not after now for "do not sleep". */
   uint64_t (*idle)(gasnetc_transport_t *t);
 

@@ -7,7 +7,8 @@
  *
  * Tunable (read once here, through gasnet_getenv):
  *   GASNET_EXT_PIPELINE_BYTES  payload bytes in flight per completion
- *                              counter (default 4 MiB; suffixes k, M, G);
+ *                              counter (default 4 MiB; a size as
+ *                              gasneti_parse_bytes reads it: 512k, 4M, 1G);
  *                              chunks are min(1 MiB, this / 2)
  */
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 
 #include "gasnete_internal.h"
+#include "gasneti_env.h"
 
 #define GASNETE_PIPELINE_DEFAULT (4u << 20)
 
@@ -35,16 +37,10 @@ static const gasnet_handlerentry_t gasnete_handlers[] = {
 
 
 static size_t gasnete_parse_bytes(const char *name, const char *v, size_t dflt) {
+  uint64_t n;
   if (!v || !*v) return dflt;
-  char *end;
-  unsigned long long n = strtoull(v, &end, 10);
-  switch (*end) {
-  case 'k': case 'K': n <<= 10; end++; break;
-  case 'm': case 'M': n <<= 20; end++; break;
-  case 'g': case 'G': n <<= 30; end++; break;
-  default: break;
-  }
-  if (*end || n == 0) gasnete_fatal("%s='%s' is not a positive number of bytes", name, v);
+  if (gasneti_parse_bytes(v, &n) < 0 || n == 0)
+    gasnete_fatal("%s='%s' is not a positive number of bytes", name, v);
   return (size_t)n;
 }
 

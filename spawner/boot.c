@@ -13,8 +13,10 @@
  */
 #include "boot_internal.h"
 #include "spawn_proto.h"
+#include "gasneti_env.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,10 +57,8 @@ int boot_mpi_state(void)
 /* A number from the environment, 0 when unset or not a number. */
 static long env_num(const char *name)
 {
-  const char *v = getenv(name);
-  char *end;
-  long x = v && *v ? strtol(v, &end, 10) : 0;
-  return v && *v && !*end ? x : 0;
+  uint64_t x;
+  return gasneti_parse_uint(getenv(name), 0, LONG_MAX, &x) == 0 ? (long)x : 0;
 }
 
 /* The launcher is there but this build cannot talk to it: one line, exit. */

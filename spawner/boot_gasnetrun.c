@@ -10,6 +10,7 @@
  */
 #include "boot_internal.h"
 #include "spawn_proto.h"
+#include "gasneti_env.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,11 +43,12 @@ static void boot_lost(int rc, const char *what)
 static int gr_init(uint32_t *rank, uint32_t *size, uint8_t key[BOOT_JOB_KEY_LEN])
 {
   const char *fdstr = getenv(BOOT_FD_ENV);
-  char line[SPAWN_TICKET_MAX], *end;
+  char line[SPAWN_TICKET_MAX];
   spawn_ticket_t t;
-  long tfd = strtol(fdstr, &end, 10);
+  uint64_t tfd;
+  int bad = gasneti_parse_uint(fdstr, 0, 65535, &tfd) < 0;
   unsetenv(BOOT_FD_ENV);           /* not for this rank's own children */
-  if (*end || tfd < 0 || tfd > 65535) return boot_fail(-EINVAL, BOOT_FD_ENV " is not a descriptor");
+  if (bad) return boot_fail(-EINVAL, BOOT_FD_ENV " is not a descriptor");
   int rc = spawn_ticket_read((int)tfd, line, sizeof line);
   close((int)tfd);
   if (rc < 0) return boot_fail(rc, "reading the launcher ticket");

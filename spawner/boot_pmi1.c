@@ -23,6 +23,7 @@
  * this back end, never a crash.
  */
 #include "boot_internal.h"
+#include "gasneti_env.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -144,20 +145,19 @@ static int call(const char *req, const char *cmd)
 static int env_uint(const char *name, uint32_t *out)
 {
   const char *v = getenv(name);
-  char *end;
-  unsigned long x = v ? strtoul(v, &end, 10) : 0;
-  if (!v || !*v || *end || x > UINT32_MAX) return boot_err(NAME, -EINVAL, "%s='%s' is not a number", name, v ? v : "");
+  uint64_t x;
+  if (gasneti_parse_uint(v, 0, UINT32_MAX, &x) < 0) return boot_err(NAME, -EINVAL, "%s='%s' is not a number", name, v ? v : "");
   *out = (uint32_t)x;
   return 0;
 }
 
 static int maxes_num(const char *key, size_t *out)
 {
-  char v[24], *end;
+  char v[24];
+  uint64_t x;
   if (word(key, v, sizeof v) < 0) return boot_err(NAME, -EPROTO, "no %s in '%s'", key, shown());
-  unsigned long x = strtoul(v, &end, 10);
-  if (*end || !*v) return boot_err(NAME, -EPROTO, "%s='%s' is not a number", key, v);
-  *out = x;
+  if (gasneti_parse_uint(v, 0, SIZE_MAX, &x) < 0) return boot_err(NAME, -EPROTO, "%s='%s' is not a number", key, v);
+  *out = (size_t)x;
   return 0;
 }
 

@@ -8,6 +8,7 @@
  */
 #include "config.h"  /* PACKAGE_NAME, PACKAGE_VERSION from configure.ac's AC_INIT */
 #include "spawn.h"
+#include "gasneti_env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,10 +64,8 @@ static void die2(const char *fmt, ...)
 
 static uint32_t parse_count(const char *opt, const char *v)
 {
-  char *e;
-  errno = 0;
-  unsigned long x = v ? strtoul(v, &e, 10) : 0;
-  if (!v || !*v || *e || errno || x == 0 || x > 1000000 || *v == '-')
+  uint64_t x;
+  if (gasneti_parse_uint(v, 1, 1000000, &x) < 0)
     die2("%s needs a positive number, not '%s'", opt, v ? v : "");
   return (uint32_t)x;
 }
@@ -158,10 +157,8 @@ static uint32_t launcher_task_id(void)
 {
   static const char *const vars[] = { "PMI_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", NULL };
   for (int i = 0; vars[i]; i++) {
-    const char *v = getenv(vars[i]);
-    char *end;
-    unsigned long x = v && *v ? strtoul(v, &end, 10) : 0;
-    if (v && *v && !*end && x < SPAWN_ID_ANY) return (uint32_t)x;
+    uint64_t x;
+    if (gasneti_parse_uint(getenv(vars[i]), 0, SPAWN_ID_ANY - 1, &x) == 0) return (uint32_t)x;
   }
   return SPAWN_ID_ANY;
 }

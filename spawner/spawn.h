@@ -20,6 +20,7 @@
 #include <sys/types.h>
 #include <uv.h>
 
+#include "gasneti_time.h"   /* gasneti_now_ms: the launcher's clock */
 #include "spawn_proto.h"
 
 #define SPAWN_NAME "gasnetrun"
@@ -180,7 +181,6 @@ int spawn_node_start(spawn_node_t *node);   /* listen, spawn, watch */
 int spawn_node_adopt_parent(spawn_node_t *node, int fd);
 int spawn_node_watch_pipe(spawn_node_t *node, spawn_rank_t *r, int i, int fd);
 void spawn_node_signal(spawn_node_t *node, int sig); /* every rank below */
-uint64_t spawn_now_ms(void);
 void spawn_node_check(spawn_node_t *node);
 void spawn_conn_send(spawn_conn_t *c, spawn_msg_t *m);   /* NULL c: nothing */
 void spawn_conn_send_frame(spawn_conn_t *c, uint16_t type, uint32_t a, uint32_t b,

@@ -1,6 +1,7 @@
 /* spawn_cfg.c - a node's configuration on the wire (the body of a relay's
  * WELCOME, spawn_proto.h): encoded and decoded here only. */
 #include "spawn.h"
+#include "gasneti_env.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -122,9 +123,8 @@ static int opt_num(const spawn_cfg_t *c, const char *name, double dflt, double m
                    char *why, size_t whylen)
 {
   const char *v = opt_str(c, name);
-  char *e;
-  *out = v ? strtod(v, &e) : dflt;
-  if (v && (*e || *out < min || *out > 1e6)) {
+  *out = dflt;
+  if (v && gasneti_parse_num(v, min, 1e6, out) < 0) {
     snprintf(why, whylen, "%s='%s' is not a number >= %g", name, v, min);
     return -EINVAL;
   }

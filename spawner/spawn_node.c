@@ -4,7 +4,7 @@
  * job, or to its parent node). Collectives are in spawn_coll.c.
  */
 #include "spawn.h"
-#include "spawn_sha256.h"
+#include "gasneti_sha256.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Output and frames are read in chunks of this size; one buffer serves every
@@ -35,13 +34,6 @@
 #define NODE_OUT_LOW  (1u << 20)
 
 static char node_rbuf[NODE_READ_CHUNK];
-
-uint64_t spawn_now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* ------------------------------------------------------------------ output */
 
@@ -177,7 +169,7 @@ static void conn_close(spawn_conn_t *c)
     k->conn = NULL;
     if (!k->done) {
       k->lost = 1;
-      k->ended_ms = spawn_now_ms();
+      k->ended_ms = gasneti_now_ms();
       if (!n->is_root || !spawn_job_dying())
         spawn_node_fail(n, "lost contact with the relay on host %s (ranks %u-%u)",
                         k->host ? k->host : "?", (unsigned)k->lo, (unsigned)(k->lo + k->n - 1));
@@ -228,7 +220,7 @@ static void conn_auth(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t *p, s
   if (spawn_auth_decode(p, len, &a) < 0) { reject(c, "malformed AUTH"); return; }
   uint32_t kind = a.kind, id = a.id;
   spawn_auth_mac(n->secret, 'C', c->snonce, a.cnonce, kind, id, mac);
-  if (spawn_memneq(mac, a.mac, SPAWN_MAC_LEN)) { reject(c, "authentication failed"); return; }
+  if (gasneti_memneq(mac, a.mac, SPAWN_MAC_LEN)) { reject(c, "authentication failed"); return; }
   spawn_auth_mac(n->secret, 'S', c->snonce, a.cnonce, kind, id, mac);
 
   unauth_unlink(c);              /* it knows the secret: no deadline now */
@@ -314,7 +306,7 @@ static void frame_from_kid(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t 
   char who[300];
   snprintf(who, sizeof who, "relay on host %s", k->host ? k->host : "?");
   if (h->type == SPAWN_COLL) { spawn_coll_from(n, who, &k->coll_gen, k->lo, k->n, h, p, len); return; }
-  if (h->type == SPAWN_DONE) { k->done = 1; k->ended_ms = spawn_now_ms(); spawn_node_check(n); return; }
+  if (h->type == SPAWN_DONE) { k->done = 1; k->ended_ms = gasneti_now_ms(); spawn_node_check(n); return; }
   if (h->type != SPAWN_FINI && h->type != SPAWN_ABORT && h->type != SPAWN_EXIT
       && h->type != SPAWN_OUTPUT && h->type != SPAWN_FAIL) {
     spawn_node_fail(n, "protocol error: %s sent %s", who, spawn_type_name(h->type));
@@ -461,7 +453,7 @@ static void on_connection(uv_stream_t *srv, int status)
   } else {
     snprintf(c->peer, sizeof c->peer, "?");
   }
-  c->born_ms = spawn_now_ms();
+  c->born_ms = gasneti_now_ms();
   c->next = n->unauth;
   if (n->unauth) n->unauth->prev = c;
   n->unauth = c;
@@ -541,7 +533,7 @@ static void relay_exit(uv_write_t *req, int status)
 /* Report finished ranks and kids; when nothing is left below, end. */
 void spawn_node_check(spawn_node_t *n)
 {
-  uint64_t now = spawn_now_ms();
+  uint64_t now = gasneti_now_ms();
   int left = 0;
   if (n->finished) return;
   for (uint32_t i = 0; i < n->cfg->n && n->ranks; i++) {
@@ -574,8 +566,8 @@ void spawn_node_check(spawn_node_t *n)
   if (left || n->finished) return;
   /* the command (srun, mpiexec) ends by itself once its workers have:
    * give it NODE_LINGER_MS, so that it need not report being killed */
-  if (n->cspawn_pid > 0 && !n->cspawn_idle_ms) n->cspawn_idle_ms = spawn_now_ms();
-  if (n->cspawn_pid > 0 && spawn_now_ms() - n->cspawn_idle_ms < NODE_LINGER_MS) return;
+  if (n->cspawn_pid > 0 && !n->cspawn_idle_ms) n->cspawn_idle_ms = gasneti_now_ms();
+  if (n->cspawn_pid > 0 && gasneti_now_ms() - n->cspawn_idle_ms < NODE_LINGER_MS) return;
   if (n->cspawn_pid > 0) kill(n->cspawn_pid, SIGTERM);
   n->finished = 1;
   if (n->is_root) spawn_job_done();
@@ -592,7 +584,7 @@ void spawn_node_check(spawn_node_t *n)
 static void on_tick(uv_timer_t *t)
 {
   spawn_node_t *n = t->data;
-  uint64_t now = spawn_now_ms();
+  uint64_t now = gasneti_now_ms();
   for (spawn_conn_t *c = n->unauth, *next; c; c = next) {
     next = c->next;
     if (now - c->born_ms > NODE_AUTH_MS) reject(c, "no authentication within 10 s");
@@ -707,7 +699,7 @@ int spawn_node_start(spawn_node_t *n)
     spawn_kid_t *k = &n->kids[i];
     k->id = i;
     k->stdin_fd = -1;
-    k->started_ms = spawn_now_ms();
+    k->started_ms = gasneti_now_ms();
     if (c->cspawn) {           /* worker i: a block of consecutive ranks */
       k->lo = (uint32_t)((uint64_t)i * c->size / n->nkids);
       k->n = (uint32_t)((uint64_t)(i + 1) * c->size / n->nkids) - k->lo;

@@ -401,7 +401,7 @@ void spawn_proc_reap(spawn_node_t *n)
   pid_t pid;
   char why[64];
   while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-    uint64_t now = spawn_now_ms();
+    uint64_t now = gasneti_now_ms();
     if (pid == n->cspawn_pid) {
       n->cspawn_pid = 0;
       if ((!WIFEXITED(st) || WEXITSTATUS(st)) && n->kids_connected < n->nkids) {

@@ -4,7 +4,7 @@
  * length that comes off the wire is checked here.
  */
 #include "spawn_proto.h"
-#include "spawn_sha256.h"
+#include "gasneti_sha256.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,7 +36,7 @@ void spawn_buf_put(spawn_buf_t *b, const void *d, size_t n)
 void spawn_buf_u32(spawn_buf_t *b, uint32_t v)
 {
   uint8_t x[4];
-  spawn_put32(x, v);
+  gasneti_put_be32(x, v);
   spawn_buf_put(b, x, 4);
 }
 
@@ -56,7 +56,7 @@ void spawn_buf_free(spawn_buf_t *b)
 uint32_t spawn_rd_u32(spawn_rd_t *r)
 {
   if (r->bad || r->end - r->p < 4) { r->bad = 1; return 0; }
-  uint32_t v = spawn_get32(r->p);
+  uint32_t v = gasneti_get_be32(r->p);
   r->p += 4;
   return v;
 }
@@ -87,11 +87,11 @@ char *spawn_rd_str(spawn_rd_t *r)
 
 static void hdr_put(uint8_t *p, uint32_t len, uint16_t type, uint16_t flags, uint32_t a, uint32_t b)
 {
-  spawn_put32(p, len);
-  p[4] = (uint8_t)(type >> 8); p[5] = (uint8_t)type;
-  p[6] = (uint8_t)(flags >> 8); p[7] = (uint8_t)flags;
-  spawn_put32(p + 8, a);
-  spawn_put32(p + 12, b);
+  gasneti_put_be32(p, len);
+  gasneti_put_be16(p + 4, type);
+  gasneti_put_be16(p + 6, flags);
+  gasneti_put_be32(p + 8, a);
+  gasneti_put_be32(p + 12, b);
 }
 
 size_t spawn_deflate_bound(size_t len) { return compressBound((uLong)len); }
@@ -118,7 +118,7 @@ void spawn_frame_put(spawn_buf_t *out, uint16_t type, uint32_t a, uint32_t b,
     uint8_t *z = out->p + at + SPAWN_HDR_LEN + 4;
     if ((zlen = spawn_deflate(payload, len, z, len - 4))) {
       hdr_put(out->p + at, (uint32_t)(zlen + 4), type, SPAWN_F_ZLIB, a, b);
-      spawn_put32(out->p + at + SPAWN_HDR_LEN, (uint32_t)len);
+      gasneti_put_be32(out->p + at + SPAWN_HDR_LEN, (uint32_t)len);
       out->len = at + SPAWN_HDR_LEN + 4 + zlen;
       return;
     }
@@ -153,11 +153,11 @@ const char *spawn_type_name(unsigned t)
 
 int spawn_hdr_decode(const uint8_t p[SPAWN_HDR_LEN], spawn_hdr_t *h)
 {
-  h->len = spawn_get32(p);
-  h->type = (uint16_t)(p[4] << 8 | p[5]);
-  h->flags = (uint16_t)(p[6] << 8 | p[7]);
-  h->a = spawn_get32(p + 8);
-  h->b = spawn_get32(p + 12);
+  h->len = gasneti_get_be32(p);
+  h->type = gasneti_get_be16(p + 4);
+  h->flags = gasneti_get_be16(p + 6);
+  h->a = gasneti_get_be32(p + 8);
+  h->b = gasneti_get_be32(p + 12);
   if (!type_known(h->type) || (h->flags & ~SPAWN_F_ZLIB) || h->len > SPAWN_MAX_WIRE)
     return -EPROTO;
   if ((h->flags & SPAWN_F_ZLIB) && h->len < 4) return -EPROTO;
@@ -169,7 +169,7 @@ int spawn_frame_payload(const spawn_hdr_t *h, const uint8_t *wire,
 {
   *owned = NULL;
   if (!(h->flags & SPAWN_F_ZLIB)) { *raw = wire; *rawlen = h->len; return 0; }
-  uint32_t n = spawn_get32(wire);
+  uint32_t n = gasneti_get_be32(wire);
   if (n > SPAWN_MAX_RAW) return -EPROTO;
   uint8_t *p = malloc(n ? n : 1);
   if (!p) return -ENOMEM;
@@ -183,14 +183,14 @@ int spawn_frame_payload(const spawn_hdr_t *h, const uint8_t *wire,
 void spawn_hello_encode(uint8_t out[SPAWN_HELLO_LEN], const uint8_t nonce[SPAWN_NONCE_LEN])
 {
   memcpy(out, SPAWN_MAGIC, SPAWN_MAGIC_LEN);
-  spawn_put32(out + SPAWN_MAGIC_LEN, SPAWN_VERSION);
+  gasneti_put_be32(out + SPAWN_MAGIC_LEN, SPAWN_VERSION);
   memcpy(out + SPAWN_MAGIC_LEN + 4, nonce, SPAWN_NONCE_LEN);
 }
 
 int spawn_hello_decode(const uint8_t *p, size_t len, const uint8_t **nonce)
 {
   if (len != SPAWN_HELLO_LEN || memcmp(p, SPAWN_MAGIC, SPAWN_MAGIC_LEN)
-      || spawn_get32(p + SPAWN_MAGIC_LEN) != SPAWN_VERSION)
+      || gasneti_get_be32(p + SPAWN_MAGIC_LEN) != SPAWN_VERSION)
     return -EPROTO;
   *nonce = p + SPAWN_MAGIC_LEN + 4;
   return 0;
@@ -201,8 +201,8 @@ size_t spawn_auth_encode(uint8_t *out, uint32_t kind, uint32_t id, const uint8_t
 {
   size_t hl = host ? strlen(host) : 0;
   if (hl > 255) hl = 255;
-  spawn_put32(out, kind);
-  spawn_put32(out + 4, id);
+  gasneti_put_be32(out, kind);
+  gasneti_put_be32(out + 4, id);
   memcpy(out + 8, cnonce, SPAWN_NONCE_LEN);
   memcpy(out + 8 + SPAWN_NONCE_LEN, mac, SPAWN_MAC_LEN);
   out[SPAWN_AUTH_MIN - 1] = (uint8_t)hl;
@@ -214,8 +214,8 @@ int spawn_auth_decode(const uint8_t *p, size_t len, spawn_auth_t *a)
 {
   if (len < SPAWN_AUTH_MIN || len > SPAWN_AUTH_MAX || p[SPAWN_AUTH_MIN - 1] != len - SPAWN_AUTH_MIN)
     return -EPROTO;
-  a->kind = spawn_get32(p);
-  a->id = spawn_get32(p + 4);
+  a->kind = gasneti_get_be32(p);
+  a->id = gasneti_get_be32(p + 4);
   a->cnonce = p + 8;
   a->mac = p + 8 + SPAWN_NONCE_LEN;
   memcpy(a->host, p + SPAWN_AUTH_MIN, len - SPAWN_AUTH_MIN);
@@ -233,8 +233,8 @@ void spawn_coll_encode(spawn_buf_t *b, uint32_t lo, uint32_t count, const void *
 int spawn_coll_decode(const uint8_t *p, size_t len, spawn_coll_part_t *c)
 {
   if (len < 8) return -EPROTO;
-  c->lo = spawn_get32(p);
-  c->count = spawn_get32(p + 4);
+  c->lo = gasneti_get_be32(p);
+  c->count = gasneti_get_be32(p + 4);
   c->data = p + 8;
   c->dlen = len - 8;
   return 0;
@@ -242,17 +242,17 @@ int spawn_coll_decode(const uint8_t *p, size_t len, spawn_coll_part_t *c)
 
 void spawn_exit_encode(uint8_t out[SPAWN_EXIT_LEN], const spawn_exit_t *e)
 {
-  spawn_put32(out, e->how);
-  spawn_put32(out + 4, e->value);
-  spawn_put32(out + 8, e->flags);
+  gasneti_put_be32(out, e->how);
+  gasneti_put_be32(out + 4, e->value);
+  gasneti_put_be32(out + 8, e->flags);
 }
 
 int spawn_exit_decode(const uint8_t *p, size_t len, spawn_exit_t *e)
 {
   if (len != SPAWN_EXIT_LEN) return -EPROTO;
-  e->how = spawn_get32(p);
-  e->value = spawn_get32(p + 4);
-  e->flags = spawn_get32(p + 8);
+  e->how = gasneti_get_be32(p);
+  e->value = gasneti_get_be32(p + 4);
+  e->flags = gasneti_get_be32(p + 8);
   return e->how == SPAWN_HOW_EXITED || e->how == SPAWN_HOW_SIGNALED ? 0 : -EPROTO;
 }
 
@@ -285,18 +285,18 @@ void spawn_auth_mac(const uint8_t secret[SPAWN_SECRET_LEN], char side,
                     uint32_t kind, uint32_t id, uint8_t mac[SPAWN_MAC_LEN])
 {
   uint8_t ki[8];
-  spawn_put32(ki, kind);
-  spawn_put32(ki + 4, id);
+  gasneti_put_be32(ki, kind);
+  gasneti_put_be32(ki + 4, id);
   const void *piece[] = { "gasnetrun-auth", &side, snonce, cnonce, ki };
   size_t len[] = { 14, 1, SPAWN_NONCE_LEN, SPAWN_NONCE_LEN, 8 };
-  spawn_hmac_sha256(secret, SPAWN_SECRET_LEN, 5, piece, len, mac);
+  gasneti_hmac_sha256(secret, SPAWN_SECRET_LEN, 5, piece, len, mac);
 }
 
 void spawn_job_key(const uint8_t secret[SPAWN_SECRET_LEN], uint8_t key[32])
 {
   const void *piece[] = { "gasnetrun-job-key" };
   size_t len[] = { 17 };
-  spawn_hmac_sha256(secret, SPAWN_SECRET_LEN, 1, piece, len, key);
+  gasneti_hmac_sha256(secret, SPAWN_SECRET_LEN, 1, piece, len, key);
 }
 
 int spawn_random(void *buf, size_t len)
@@ -441,7 +441,7 @@ int spawn_client_join(const spawn_ticket_t *t, const char *host, int *fd,
   if ((rc = spawn_recv_frame(s, &h, &p, &len)) < 0) goto fail;
   *why = "launcher failed authentication";
   rc = -EPROTO;
-  if (h.type != SPAWN_WELCOME || len < SPAWN_MAC_LEN || spawn_memneq(p, mac, SPAWN_MAC_LEN))
+  if (h.type != SPAWN_WELCOME || len < SPAWN_MAC_LEN || gasneti_memneq(p, mac, SPAWN_MAC_LEN))
     goto fail;
   memmove(p, p + SPAWN_MAC_LEN, len - SPAWN_MAC_LEN);
   *body = p; *bodylen = len - SPAWN_MAC_LEN; *fd = s;

@@ -32,6 +32,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gasneti_bytes.h"
+
 #define SPAWN_VERSION     1
 #define SPAWN_MAGIC       "GASNETRN"
 #define SPAWN_MAGIC_LEN   8
@@ -96,11 +98,8 @@ typedef struct spawn_rd { const uint8_t *p, *end; int bad; } spawn_rd_t;
 uint32_t spawn_rd_u32(spawn_rd_t *r);                 /* 0 and r->bad when short */
 const uint8_t *spawn_rd_bytes(spawn_rd_t *r, size_t n); /* NULL and r->bad when short */
 char *spawn_rd_str(spawn_rd_t *r);                    /* malloc'd; NULL and r->bad */
-
-static inline void spawn_put32(uint8_t *p, uint32_t v)
-{ p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v; }
-static inline uint32_t spawn_get32(const uint8_t *p)
-{ return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+/* Integers are written and read with gasneti_put_be32 / gasneti_get_be32
+ * (common/gasneti_bytes.h). */
 
 /* ---- frames ---- */
 /* Append a whole frame (header + payload, deflated when len > SPAWN_ZLIB_MIN

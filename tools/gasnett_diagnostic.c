@@ -7,9 +7,9 @@
  * Each failure is reported on stderr; the result is the number of them.
  */
 #include <stdio.h>
-#include <time.h>
 
 #include "gasnett_internal.h"
+#include "gasneti_time.h"
 
 static int gasnett__diag_failures;
 
@@ -26,12 +26,6 @@ static int gasnett__diag_failures;
 /* A timer step or a call taking longer than this is not sensible. */
 #define GASNETT__DIAG_TIMER_SANE_US 1000.0
 
-static uint64_t gasnett__mono_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- T: timers --------------------------------------------------------- */
 static void gasnett__diag_timers(int iters) {
   gasnett_tick_t prev = gasnett_ticks_now();
@@ -44,11 +38,11 @@ static void gasnett__diag_timers(int iters) {
                    " vs to_us(A-B)=%" PRIu64, a - b, d);
     prev = t;
   }
-  uint64_t c0 = gasnett__mono_ns();
+  uint64_t c0 = gasneti_now_ns();
   gasnett_tick_t t0 = gasnett_ticks_now();
   gasnett_nsleep(2000000);
   gasnett_tick_t t1 = gasnett_ticks_now();
-  uint64_t c1 = gasnett__mono_ns();
+  uint64_t c1 = gasneti_now_ns();
   uint64_t ns = gasnett_ticks_to_ns(t1 - t0);
   GASNETT__CHECK(ns >= 2000000 && ns <= c1 - c0,
                  "a 2 ms sleep took %" PRIu64 " ns by ticks, %" PRIu64 " by clock_gettime",

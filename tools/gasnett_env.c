@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "gasnett_internal.h"
+#include "gasneti_env.h"
 
 static const char *(*gasnett__getenv_fn)(const char *name);
 static int gasnett__reporter = 1;
@@ -152,30 +153,9 @@ double gasnett_getenv_dbl_withdefault(const char *name, double dflt) {
 
 /* ---- integers and sizes -------------------------------------------------- */
 
-static const struct {
-  const char *suffix;
-  uint64_t mul;
-} gasnett__units[] = {
-    {"TB", 1ull << 40}, {"T", 1ull << 40}, {"GB", 1ull << 30}, {"G", 1ull << 30},
-    {"MB", 1ull << 20}, {"M", 1ull << 20}, {"KB", 1ull << 10}, {"K", 1ull << 10},
-    {"B", 1},
-};
-#define GASNETT__NUNITS (sizeof gasnett__units / sizeof gasnett__units[0])
-
-/* The multiplier of a size suffix starting at *s (advanced past it), or 0
- * if there is none. */
-static uint64_t gasnett__parse_suffix(const char **s) {
-  for (size_t i = 0; i < GASNETT__NUNITS; i++) {
-    size_t n = strlen(gasnett__units[i].suffix);
-    if (!strncasecmp(*s, gasnett__units[i].suffix, n)) {
-      *s += n;
-      return gasnett__units[i].mul;
-    }
-  }
-  return 0;
-}
-
-/* [sign] (decimal[.fraction] | 0xHEX) [spaces] [suffix] [spaces] */
+/* [sign] (decimal[.fraction] | 0xHEX) [spaces] [suffix] [spaces]; the
+ * suffix is a size unit as gasneti_size_unit reads it (B, K, KB, KiB, M, ...
+ * T, TB, TiB: powers of 1024, any case). */
 const char *gasnett__parse_int(const char *str, uint64_t memmul, int64_t *out) {
   const char *p = str;
   while (isspace((unsigned char)*p)) p++;
@@ -193,7 +173,7 @@ const char *gasnett__parse_int(const char *str, uint64_t memmul, int64_t *out) {
   if (base == 10 && *end == '.') frac = strtod(end, &end); /* ".5" -> 0.5 */
   p = end;
   while (isspace((unsigned char)*p)) p++;
-  uint64_t unit = gasnett__parse_suffix(&p);
+  uint64_t unit = gasneti_size_unit(&p);
   if (unit && !memmul) return "has a size suffix where a plain number is expected";
   while (isspace((unsigned char)*p)) p++;
   if (*p) return "is not a number";
@@ -216,14 +196,17 @@ int64_t gasnett_parse_int(const char *str, uint64_t memmul) {
 /* ismem: the largest unit that divides val exactly, so parsing gives val
  * back ("3KB", "1536B", "0B"). */
 char *gasnett_format_number(int64_t val, char *buf, size_t bufsz, int ismem) {
+  static const struct { char suffix[3]; int shift; } units[] = {
+    {"TB", 40}, {"GB", 30}, {"MB", 20}, {"KB", 10},
+  };
   const char *suffix = "";
   int64_t shown = val;
   if (ismem) {
     suffix = "B";
-    for (size_t i = 0; i + 1 < GASNETT__NUNITS && val; i += 2) {
-      int64_t mul = (int64_t)gasnett__units[i].mul;
+    for (size_t i = 0; i < sizeof units / sizeof units[0] && val; i++) {
+      int64_t mul = (int64_t)1 << units[i].shift;
       if (val % mul == 0) {
-        suffix = gasnett__units[i].suffix;
+        suffix = units[i].suffix;
         shown = val / mul;
         break;
       }

@@ -7,16 +7,13 @@
 #include <time.h>
 
 #include "gasnett_internal.h"
+#include "gasneti_time.h"
 
 /* Samples for the measurements: enough to be stable, cheap (~100 us). */
 #define GASNETT__TIMER_SAMPLES 1000
 #define GASNETT__TIMER_BATCHES 10
 
-gasnett_tick_t gasnett_ticks_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (gasnett_tick_t)ts.tv_sec * 1000000000u + (gasnett_tick_t)ts.tv_nsec;
-}
+gasnett_tick_t gasnett_ticks_now(void) { return gasneti_now_ns(); }
 
 uint64_t gasnett_gettimeofday_us(void) {
   struct timeval tv;

@@ -21,8 +21,8 @@ if ! $cc -fsanitize=thread -o "$tsan.probe" "$tsan.probe.c" 2>"$tsan.cc.log" || 
   exit 0
 fi
 $cc -O1 -g -fsanitize=thread -D_GNU_SOURCE -DGASNETC_THREADS=1 -DGASNET_PAR -pthread \
-  -I"$top/core" -I"$top/tools" -I"$top/include" -I"$top/amudp" -I"$top/tests/lib" $(pkg-config --cflags libuv) \
-  -o "$tsan" "$top/tests/amudp/t_amudp_par.c" "$top"/amudp/amudp*.c "$top"/tools/*.c \
+  -I"$top/core" -I"$top/tools" -I"$top/common" -I"$top/include" -I"$top/amudp" -I"$top/tests/lib" $(pkg-config --cflags libuv) \
+  -o "$tsan" "$top/tests/amudp/t_amudp_par.c" "$top"/amudp/amudp*.c "$top"/tools/*.c "$top"/common/*.c \
   $(pkg-config --libs libuv)
 echo "== ThreadSanitizer: t_amudp_par 2 100"
 log="$top/tests/out/t_amudp_par_tsan.log"

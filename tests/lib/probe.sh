@@ -49,7 +49,10 @@ probe_require() {
     [ -n "$lib" ] || mh_fail "no library defining boot_init under $top (is spawner/ built?)"
     PROBE=$MH_DIR/bin/ssh_probe
     mkdir -p "$MH_DIR/bin"
-    ${CC:-cc} -std=gnu11 -O1 -I"$top/spawner" -I"$top/include" "$top/tests/spawner/ssh_probe.c" "$lib" \
+    # libboot's hashes are in common/'s library (linked beside it, after it)
+    local common=""
+    for a in "$top"/common/.libs/libgasneti.a "$top"/common/libgasneti.a; do [ -f "$a" ] && { common=$a; break; }; done
+    ${CC:-cc} -std=gnu11 -O1 -I"$top/spawner" -I"$top/include" "$top/tests/spawner/ssh_probe.c" "$lib" $common \
         $(pkg-config --libs libuv zlib 2>/dev/null || echo "-luv -lz") -lpthread -o "$PROBE" 2>"$MH_DIR/cc.err" ||
         { cat "$MH_DIR/cc.err"; mh_fail "cannot build ssh_probe against $lib"; }
     echo "built $PROBE against $lib"

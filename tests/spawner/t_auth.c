@@ -59,7 +59,7 @@ int main(int argc, char **argv)
   }
   if (!strcmp(argv[2], "bigauth")) {
     uint8_t h[SPAWN_HDR_LEN] = {0};
-    spawn_put32(h, 64u << 20);
+    gasneti_put_be32(h, 64u << 20);
     h[5] = SPAWN_AUTH;
     send(s, h, sizeof h, MSG_NOSIGNAL);
     return expect_closed(s);

@@ -1,5 +1,6 @@
-/* spawn_sha256.c - SHA-256 and HMAC-SHA256, straight from FIPS 180-4. */
-#include "spawn_sha256.h"
+/* gasneti_sha256.c - SHA-256 and HMAC-SHA256, straight from FIPS 180-4. */
+#include "gasneti_sha256.h"
+#include "gasneti_bytes.h"
 #include <string.h>
 
 static const uint32_t k256[64] = {
@@ -15,11 +16,10 @@ static const uint32_t k256[64] = {
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
-static void sha256_block(spawn_sha256_t *c, const uint8_t *p)
+static void sha256_block(gasneti_sha256_t *c, const uint8_t *p)
 {
   uint32_t w[64], a, b, d, e, f, g, h, cc, t1, t2;
-  for (int i = 0; i < 16; i++)
-    w[i] = (uint32_t)p[4*i] << 24 | (uint32_t)p[4*i+1] << 16 | (uint32_t)p[4*i+2] << 8 | p[4*i+3];
+  for (int i = 0; i < 16; i++) w[i] = gasneti_get_be32(p + 4 * i);
   for (int i = 16; i < 64; i++) {
     uint32_t s0 = ROR(w[i-15], 7) ^ ROR(w[i-15], 18) ^ (w[i-15] >> 3);
     uint32_t s1 = ROR(w[i-2], 17) ^ ROR(w[i-2], 19) ^ (w[i-2] >> 10);
@@ -36,7 +36,7 @@ static void sha256_block(spawn_sha256_t *c, const uint8_t *p)
   c->h[4] += e; c->h[5] += f; c->h[6] += g; c->h[7] += h;
 }
 
-void spawn_sha256_init(spawn_sha256_t *c)
+void gasneti_sha256_init(gasneti_sha256_t *c)
 {
   static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
@@ -45,7 +45,7 @@ void spawn_sha256_init(spawn_sha256_t *c)
   c->used = 0;
 }
 
-void spawn_sha256_update(spawn_sha256_t *c, const void *data, size_t len)
+void gasneti_sha256_update(gasneti_sha256_t *c, const void *data, size_t len)
 {
   const uint8_t *p = data;
   c->total += len;
@@ -57,44 +57,40 @@ void spawn_sha256_update(spawn_sha256_t *c, const void *data, size_t len)
   }
 }
 
-void spawn_sha256_final(spawn_sha256_t *c, uint8_t out[SPAWN_SHA256_LEN])
+void gasneti_sha256_final(gasneti_sha256_t *c, uint8_t out[GASNETI_SHA256_LEN])
 {
-  uint64_t bits = c->total * 8;
   uint8_t pad = 0x80, zero = 0, lenbe[8];
-  spawn_sha256_update(c, &pad, 1);
-  while (c->used != 56) spawn_sha256_update(c, &zero, 1);
-  for (int i = 0; i < 8; i++) lenbe[i] = (uint8_t)(bits >> (56 - 8 * i));
-  spawn_sha256_update(c, lenbe, 8);
-  for (int i = 0; i < 8; i++) {
-    out[4*i] = (uint8_t)(c->h[i] >> 24); out[4*i+1] = (uint8_t)(c->h[i] >> 16);
-    out[4*i+2] = (uint8_t)(c->h[i] >> 8); out[4*i+3] = (uint8_t)c->h[i];
-  }
+  gasneti_put_be64(lenbe, c->total * 8);  /* the message length in bits */
+  gasneti_sha256_update(c, &pad, 1);
+  while (c->used != 56) gasneti_sha256_update(c, &zero, 1);
+  gasneti_sha256_update(c, lenbe, 8);
+  for (int i = 0; i < 8; i++) gasneti_put_be32(out + 4 * i, c->h[i]);
 }
 
-void spawn_hmac_sha256(const uint8_t *key, size_t keylen, int n,
+void gasneti_hmac_sha256(const uint8_t *key, size_t keylen, int n,
                        const void *const *piece, const size_t *piecelen,
-                       uint8_t out[SPAWN_SHA256_LEN])
+                       uint8_t out[GASNETI_SHA256_LEN])
 {
-  uint8_t k[64] = {0}, pad[64], inner[SPAWN_SHA256_LEN];
-  spawn_sha256_t c;
+  uint8_t k[64] = {0}, pad[64], inner[GASNETI_SHA256_LEN];
+  gasneti_sha256_t c;
   if (keylen > 64) {
-    spawn_sha256_init(&c); spawn_sha256_update(&c, key, keylen); spawn_sha256_final(&c, k);
+    gasneti_sha256_init(&c); gasneti_sha256_update(&c, key, keylen); gasneti_sha256_final(&c, k);
   } else {
     memcpy(k, key, keylen);
   }
   for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x36;
-  spawn_sha256_init(&c);
-  spawn_sha256_update(&c, pad, 64);
-  for (int i = 0; i < n; i++) spawn_sha256_update(&c, piece[i], piecelen[i]);
-  spawn_sha256_final(&c, inner);
+  gasneti_sha256_init(&c);
+  gasneti_sha256_update(&c, pad, 64);
+  for (int i = 0; i < n; i++) gasneti_sha256_update(&c, piece[i], piecelen[i]);
+  gasneti_sha256_final(&c, inner);
   for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x5c;
-  spawn_sha256_init(&c);
-  spawn_sha256_update(&c, pad, 64);
-  spawn_sha256_update(&c, inner, sizeof inner);
-  spawn_sha256_final(&c, out);
+  gasneti_sha256_init(&c);
+  gasneti_sha256_update(&c, pad, 64);
+  gasneti_sha256_update(&c, inner, sizeof inner);
+  gasneti_sha256_final(&c, out);
 }
 
-int spawn_memneq(const void *a, const void *b, size_t len)
+int gasneti_memneq(const void *a, const void *b, size_t len)
 {
   const volatile uint8_t *x = a, *y = b;
   uint8_t d = 0;
