@@ -105,12 +105,45 @@ static void chunk_release(gasnetc_transport_t *t, amtcp_chunk_t *ch) {
   else free(ch);
 }
 
-/* c's output queue became non-empty (on = 1) or empty: count it, and have
- * epfd report c writable only while there is something to write. Lock held. */
+/* c's output queue became non-empty (on = 1) or empty: count it, and note
+ * that epfd's interest in c writable may be stale. It is brought up to date
+ * before the next sleep (conn_arm_all), not here: a queue that fills and
+ * drains between two sleeps, the common case, costs no epoll_ctl. Lock held. */
 static void conn_busy(gasnetc_transport_t *t, amtcp_conn_t *c, int on) {
   busy_add(t, on ? 1 : -1);
-  struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.u32 = c->rank};
-  if (c->state == AMTCP_CONN_UP) epoll_ctl(t->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+  if (!c->out_dirty) {
+    c->out_dirty = 1;
+    t->dirty[t->ndirty++] = c->rank;
+  }
+}
+
+/* epoll said c is writable, and nothing else: the flush below writes its
+ * queue; if it has none (its interest went stale since the last sleep),
+ * stop asking, so that later polls are not told again. */
+static void conn_writable(gasnetc_transport_t *t, amtcp_conn_t *c) {
+  AMTCP_LOCK(t);
+  if (!c->q_head && c->out_armed && c->state == AMTCP_CONN_UP) {
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = c->rank};
+    epoll_ctl(t->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+    c->out_armed = 0;
+  }
+  AMTCP_UNLOCK(t);
+}
+
+/* Before a sleep: epfd reports a connection writable exactly while its
+ * queue holds something (level-triggered: an empty queue armed would wake
+ * the sleeper at once). Costs O(connections that changed). Lock held. */
+static void conn_arm_all(gasnetc_transport_t *t) {
+  for (uint32_t i = 0; i < t->ndirty; i++) {
+    amtcp_conn_t *c = &t->conns[t->dirty[i]];
+    int want = c->state == AMTCP_CONN_UP && c->q_head;
+    c->out_dirty = 0;
+    if (want == c->out_armed || c->state != AMTCP_CONN_UP) continue;
+    struct epoll_event ev = {.events = EPOLLIN | (want ? EPOLLOUT : 0), .data.u32 = c->rank};
+    epoll_ctl(t->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+    c->out_armed = (uint8_t)want;
+  }
+  t->ndirty = 0;
 }
 
 /* A borrowed chunk is finished: written (rc 0) or dropped with its
@@ -498,7 +531,8 @@ static int amtcp_progress(gasnetc_transport_t *t) {
     AMTCP_UNLOCK(t);
     for (int i = 0; i < k; i++) {
       if (ev[i].data.u32 == AMTCP_LISTEN_ID) amtcp_late_accept(t);
-      else n += rx_conn(t, &t->conns[ev[i].data.u32]);
+      else if (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) n += rx_conn(t, &t->conns[ev[i].data.u32]);
+      else conn_writable(t, &t->conns[ev[i].data.u32]);
     }
   }
   if (busy_get(t)) flush_all(t);
@@ -524,6 +558,7 @@ static uint64_t amtcp_idle(gasnetc_transport_t *t) {
   if (t->direct) amtcp_late_accept(t);
   uint64_t dl = GASNETC_NEVER;
   AMTCP_LOCK(t);
+  conn_arm_all(t);
   if (t->dead_unreported)
     for (uint32_t r = 0; r < t->cfg.nranks; r++) {
       amtcp_conn_t *c = &t->conns[r];
@@ -537,6 +572,9 @@ static uint64_t amtcp_idle(gasnetc_transport_t *t) {
 /* close() only: sleep on epfd alone for up to timeout_ms, then progress. */
 static void amtcp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
   struct epoll_event ev;
+  AMTCP_LOCK(t);
+  conn_arm_all(t);
+  AMTCP_UNLOCK(t);
   epoll_wait(t->epfd, &ev, 1, timeout_ms);
   amtcp_progress(t);
 }
@@ -703,7 +741,8 @@ static int amtcp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
   t->conns = calloc(t->cfg.nranks, sizeof *t->conns);
   t->live = calloc(t->cfg.nranks, sizeof *t->live);
   t->serves = malloc(t->cfg.nranks);
-  if (!t->conns || !t->live || !t->serves) {
+  t->dirty = calloc(t->cfg.nranks, sizeof *t->dirty);
+  if (!t->conns || !t->live || !t->serves || !t->dirty) {
     fprintf(stderr, "amtcp: out of memory for %u peers\n", t->cfg.nranks);
     return -ENOMEM;
   }
@@ -787,6 +826,7 @@ static void amtcp_close(gasnetc_transport_t *t) {
   pthread_mutex_destroy(&t->lock);
 #endif
   free(t->serves);
+  free(t->dirty);
   free(t->conns);
   free(t->live);
   free(t);

@@ -104,6 +104,8 @@ typedef struct amtcp_conn {
   uint8_t dead;             /* failed: peer_dead owed or made */
   uint8_t dead_reported;
   uint8_t rx_busy;          /* a thread owns the receive state */
+  uint8_t out_armed;        /* epfd reports it writable (EPOLLOUT) */
+  uint8_t out_dirty;        /* listed in t->dirty: out_armed may be stale */
   const char *dead_why;
   uint64_t dead_ns;         /* when it failed (reported after a grace) */
   struct sockaddr_storage addr; /* the peer's advertised listening address */
@@ -145,6 +147,7 @@ struct gasnetc_transport {
   int watched;              /* epfd is in the core's wait (cfg.watch) */
   uint8_t *serves;          /* [nranks]: ranks this transport serves (connect) */
   amtcp_chunk_t *done;      /* borrowed chunks complete: send_done owed */
+  uint32_t *dirty, ndirty;  /* connections whose EPOLLOUT interest may be stale */
   int connected;
   int closing;              /* close() is flushing: deliver nothing more (atomic) */
   int direct;               /* poll reads each connection directly (few peers) */

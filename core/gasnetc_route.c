@@ -71,19 +71,27 @@ void gasnetc_send_done_cb(void *ctx, void *cookie, int rc) {
 }
 
 /* While a transport refuses or still reads: progress, and a short sleep
- * when progress found nothing (what we wait for is the peer's ack or a
- * writable socket, which the one wait sees). */
+ * when that did not help (what we wait for is the peer's ack or a writable
+ * socket, which the one wait sees). */
 #define GASNETC_SEND_SLICE_MS 1
+
+/* A transport said "not now". First a look: the acks or the room we wait
+ * for may have arrived already, and their progress frees it for the retry.
+ * Only when a look was not enough, a sleep until something arrives. */
+static void gasnetc_route_refused(int *looked) {
+  GASNETC_STAT_ADD(send_retries, 1);
+  if (!*looked) gasnetc_progress();
+  else gasnetc_wait(GASNETC_SEND_SLICE_MS);
+  *looked = !*looked;
+}
 
 int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
                        const void *payload, size_t paylen, unsigned flags) {
   gasnetc_tp_t *tp = gasnetc_route_tp(node);
   gasnetc_inflight_t f = {0, 0};
-  int rc;
-  while ((rc = tp->ops->send(tp->t, node, hdr, hdrlen, payload, paylen, flags, &f)) == -EAGAIN) {
-    GASNETC_STAT_ADD(send_retries, 1);
-    if (gasnetc_progress() == 0) gasnetc_wait(GASNETC_SEND_SLICE_MS);
-  }
+  int rc, looked = 0;
+  while ((rc = tp->ops->send(tp->t, node, hdr, hdrlen, payload, paylen, flags, &f)) == -EAGAIN)
+    gasnetc_route_refused(&looked);
   if (rc != GASNETC_SEND_INFLIGHT) return rc;
   GASNETC_STAT_ADD(sends_inflight, 1);
   while (!__atomic_load_n(&f.done, __ATOMIC_ACQUIRE))
@@ -102,10 +110,8 @@ int gasnetc_route_prepare(gasnetc_lend_t *lend, size_t paylen) {
   gasnetc_tp_t *tp = lend->dest == gasnetc_g.mynode ? NULL : gasnetc_route_tp(lend->dest);
   if (tp && tp->ops->prepare) {
     int rc;
-    while ((rc = tp->ops->prepare(tp->t, lend, paylen)) == -EAGAIN) {
-      GASNETC_STAT_ADD(send_retries, 1);
-      if (gasnetc_progress() == 0) gasnetc_wait(GASNETC_SEND_SLICE_MS);
-    }
+    int looked = 0;
+    while ((rc = tp->ops->prepare(tp->t, lend, paylen)) == -EAGAIN) gasnetc_route_refused(&looked);
     return rc;
   }
   if (paylen > gasnetc_lend_cap || !gasnetc_lend_buf) {
