@@ -18,9 +18,11 @@
  * frame in place. A large payload that has not arrived yet is read straight
  * into the destination place() names (a Long's segment address).
  *
- * Sleeping is the core's (its one wait): it watches our epoll set (epfd),
- * which holds every connection (EPOLLIN, and EPOLLOUT while its output
- * queue is not empty) and the listener.
+ * Sleeping is the core's (its one wait): every connection and the listener
+ * are watched there (cfg.watch: readable, and a connection writable while
+ * its output queue is not empty). Our own epoll set (epfd, readable only)
+ * tells poll which connections have data when there are many; it is not
+ * nested in the core's, which would add a wakeup hop to every arrival.
  */
 #include "amtcp_internal.h"
 
@@ -37,6 +39,8 @@
 #include "gasneti_time.h"
 
 #define AMTCP_LISTEN_ID    UINT32_MAX  /* epoll tag of the listening socket */
+#define AMTCP_LISTEN_NS    100000000ULL /* direct mode: a look at the listener before a
+                                          sleep at most this often (100 ms) */
 #define AMTCP_DIRECT_MAX   1           /* auto: read peers directly up to this many
                                           (one recv beats epoll_wait + recv; more
                                           idle peers cost a recv each) */
@@ -106,7 +110,7 @@ static void chunk_release(gasnetc_transport_t *t, amtcp_chunk_t *ch) {
 }
 
 /* c's output queue became non-empty (on = 1) or empty: count it, and note
- * that epfd's interest in c writable may be stale. It is brought up to date
+ * that the core's interest in c writable may be stale. It is brought up to date
  * before the next sleep (conn_arm_all), not here: a queue that fills and
  * drains between two sleeps, the common case, costs no epoll_ctl. Lock held. */
 static void conn_busy(gasnetc_transport_t *t, amtcp_conn_t *c, int on) {
@@ -117,30 +121,17 @@ static void conn_busy(gasnetc_transport_t *t, amtcp_conn_t *c, int on) {
   }
 }
 
-/* epoll said c is writable, and nothing else: the flush below writes its
- * queue; if it has none (its interest went stale since the last sleep),
- * stop asking, so that later polls are not told again. */
-static void conn_writable(gasnetc_transport_t *t, amtcp_conn_t *c) {
-  AMTCP_LOCK(t);
-  if (!c->q_head && c->out_armed && c->state == AMTCP_CONN_UP) {
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = c->rank};
-    epoll_ctl(t->epfd, EPOLL_CTL_MOD, c->fd, &ev);
-    c->out_armed = 0;
-  }
-  AMTCP_UNLOCK(t);
-}
-
-/* Before a sleep: epfd reports a connection writable exactly while its
- * queue holds something (level-triggered: an empty queue armed would wake
- * the sleeper at once). Costs O(connections that changed). Lock held. */
+/* Before a sleep: the core's wait reports a connection writable exactly
+ * while its queue holds something (level-triggered: an empty queue armed
+ * would wake the sleeper at once). Costs O(connections that changed).
+ * Lock held. */
 static void conn_arm_all(gasnetc_transport_t *t) {
   for (uint32_t i = 0; i < t->ndirty; i++) {
     amtcp_conn_t *c = &t->conns[t->dirty[i]];
     int want = c->state == AMTCP_CONN_UP && c->q_head;
     c->out_dirty = 0;
     if (want == c->out_armed || c->state != AMTCP_CONN_UP) continue;
-    struct epoll_event ev = {.events = EPOLLIN | (want ? EPOLLOUT : 0), .data.u32 = c->rank};
-    epoll_ctl(t->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+    if (t->watched) t->cfg.watch(t->cfg.ctx, c->fd, EPOLLIN | (want ? EPOLLOUT : 0));
     c->out_armed = (uint8_t)want;
   }
   t->ndirty = 0;
@@ -215,6 +206,7 @@ static void conn_fail(gasnetc_transport_t *t, amtcp_conn_t *c, const char *why) 
   if (c->state != AMTCP_CONN_UP) return;
   c->state = AMTCP_CONN_GONE;
   epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+  if (t->watched) t->cfg.watch(t->cfg.ctx, c->fd, 0);
   shutdown(c->fd, SHUT_RDWR);
   q_drop(t, c);
   for (uint32_t i = 0; i < t->nlive; i++)
@@ -531,8 +523,7 @@ static int amtcp_progress(gasnetc_transport_t *t) {
     AMTCP_UNLOCK(t);
     for (int i = 0; i < k; i++) {
       if (ev[i].data.u32 == AMTCP_LISTEN_ID) amtcp_late_accept(t);
-      else if (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) n += rx_conn(t, &t->conns[ev[i].data.u32]);
-      else conn_writable(t, &t->conns[ev[i].data.u32]);
+      else n += rx_conn(t, &t->conns[ev[i].data.u32]);
     }
   }
   if (busy_get(t)) flush_all(t);
@@ -545,7 +536,7 @@ static int amtcp_poll(gasnetc_transport_t *t) { return amtcp_progress(t); }
 
 /* ---------------------------------------------------------------- sleeping */
 
-/* The core is about to sleep (watching epfd). Not while a frame's bytes are
+/* The core is about to sleep. Not while a frame's bytes are
  * still arriving: it completes sooner if we keep reading than if each slice
  * costs a sleep and a wakeup. A failed connection is due for report_dead
  * when its grace ends. */
@@ -554,8 +545,12 @@ static uint64_t amtcp_idle(gasnetc_transport_t *t) {
   uint64_t now = gasneti_now_ns();
   if (now - __atomic_load_n(&t->midframe_ns, __ATOMIC_RELAXED) < AMTCP_MIDFRAME_NS) return now;
   /* Direct mode reads no epoll events, so a stranger on the listener
-   * (which wakes the core's wait) is looked at before each sleep. */
-  if (t->direct) amtcp_late_accept(t);
+   * (which wakes the core's wait) is looked at before a sleep, at most
+   * every AMTCP_LISTEN_NS: an accept4 per sleep would tax every wakeup. */
+  if (t->direct && now - __atomic_load_n(&t->listen_ns, __ATOMIC_RELAXED) >= AMTCP_LISTEN_NS) {
+    __atomic_store_n(&t->listen_ns, now, __ATOMIC_RELAXED);
+    amtcp_late_accept(t);
+  }
   uint64_t dl = GASNETC_NEVER;
   AMTCP_LOCK(t);
   conn_arm_all(t);
@@ -569,12 +564,10 @@ static uint64_t amtcp_idle(gasnetc_transport_t *t) {
   return dl;
 }
 
-/* close() only: sleep on epfd alone for up to timeout_ms, then progress. */
+/* close() only: sleep on epfd alone (readable: a peer's data or end of
+ * stream) for up to timeout_ms, then progress, which also flushes. */
 static void amtcp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
   struct epoll_event ev;
-  AMTCP_LOCK(t);
-  conn_arm_all(t);
-  AMTCP_UNLOCK(t);
   epoll_wait(t->epfd, &ev, 1, timeout_ms);
   amtcp_progress(t);
 }
@@ -723,8 +716,8 @@ static int amtcp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
     fprintf(stderr, "amtcp: epoll_ctl: %s\n", strerror(errno));
     goto fail;
   }
-  if (cfg->watch && (rc = cfg->watch(cfg->ctx, t->epfd, EPOLLIN)) != 0) {
-    fprintf(stderr, "amtcp: cannot watch the epoll set: %s\n", strerror(-rc));
+  if (cfg->watch && (rc = cfg->watch(cfg->ctx, t->lfd, EPOLLIN)) != 0) {
+    fprintf(stderr, "amtcp: cannot watch the listener: %s\n", strerror(-rc));
     goto fail;
   }
   t->watched = cfg->watch != NULL;
@@ -817,11 +810,11 @@ static void amtcp_close(gasnetc_transport_t *t) {
   }
   if (t->done && t->cfg.send_done) done_run(t); /* dropped with their connections */
   free(t->chunk_free);
-  if (t->lfd >= 0) close(t->lfd);
-  if (t->epfd >= 0) {
-    if (t->watched) t->cfg.watch(t->cfg.ctx, t->epfd, 0);
-    close(t->epfd);
+  if (t->lfd >= 0) {
+    if (t->watched) t->cfg.watch(t->cfg.ctx, t->lfd, 0);
+    close(t->lfd);
   }
+  if (t->epfd >= 0) close(t->epfd);
 #if GASNETC_THREADS
   pthread_mutex_destroy(&t->lock);
 #endif

@@ -215,6 +215,8 @@ static int conn_up(gasnetc_transport_t *t, uint32_t rank, int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   struct epoll_event ev = {.events = EPOLLIN, .data.u32 = rank};
   if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) return -errno;
+  int rc = t->watched ? t->cfg.watch(t->cfg.ctx, fd, EPOLLIN) : 0;
+  if (rc != 0) return rc;
   t->live[t->nlive++] = rank;
   return 0;
 }

@@ -104,7 +104,7 @@ typedef struct amtcp_conn {
   uint8_t dead;             /* failed: peer_dead owed or made */
   uint8_t dead_reported;
   uint8_t rx_busy;          /* a thread owns the receive state */
-  uint8_t out_armed;        /* epfd reports it writable (EPOLLOUT) */
+  uint8_t out_armed;        /* the core's wait reports it writable (EPOLLOUT) */
   uint8_t out_dirty;        /* listed in t->dirty: out_armed may be stale */
   const char *dead_why;
   uint64_t dead_ns;         /* when it failed (reported after a grace) */
@@ -144,7 +144,7 @@ struct gasnetc_transport {
   int epfd;                 /* epoll set of the connections and the listener */
   struct sockaddr_storage self;
   socklen_t selflen;
-  int watched;              /* epfd is in the core's wait (cfg.watch) */
+  int watched;              /* listener and connections are in the core's wait */
   uint8_t *serves;          /* [nranks]: ranks this transport serves (connect) */
   amtcp_chunk_t *done;      /* borrowed chunks complete: send_done owed */
   uint32_t *dirty, ndirty;  /* connections whose EPOLLOUT interest may be stale */
@@ -152,6 +152,7 @@ struct gasnetc_transport {
   int closing;              /* close() is flushing: deliver nothing more (atomic) */
   int direct;               /* poll reads each connection directly (few peers) */
   uint32_t npolls;           /* atomic */
+  uint64_t listen_ns;        /* direct mode: last look at the listener in idle (atomic) */
   uint32_t nbusy;           /* connections with output queued (atomic) */
   uint64_t mesh_ns;         /* how long connect() took building the mesh */
   uint64_t midframe_ns;     /* last read of a frame not complete yet (atomic) */

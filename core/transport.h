@@ -121,7 +121,9 @@ typedef struct gasnetc_transport_config {
    * Add (events != 0: EPOLLIN/EPOLLOUT bits) or change, or remove
    * (events == 0) a descriptor of this transport in the core's one wait.
    * When it is ready the core calls poll. 0 or -errno. May be called from
-   * open on; never with a transport lock held by another thread waiting.
+   * open on, with the transport's lock held: it never calls back into the
+   * transport. Register the descriptors themselves rather than an epoll
+   * set of one's own: a nested set adds a wakeup hop to every arrival.
    */
   int (*watch)(void *ctx, int fd, unsigned events);
 } gasnetc_transport_config_t;
