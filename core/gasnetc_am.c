@@ -18,10 +18,11 @@ static const char *const gasnetc_category_names[] = {
   [GASNETC_AM_LONG] = "Long", [GASNETC_AM_LONGASYNC] = "LongAsync",
 };
 
-/* "gasnet_AMRequestLong3": the public name of the call being checked. */
-static const char *gasnetc_am_name(char *buf, size_t len, int is_request,
+/* "gasnet_AMRequestLong3", "gex_AM_RequestLong3": the public name of the
+ * call being checked (ex: a GASNet-EX call). */
+static const char *gasnetc_am_name(char *buf, size_t len, int ex, int is_request,
                                    int category, int nargs) {
-  snprintf(buf, len, "gasnet_AM%s%s%d", is_request ? "Request" : "Reply",
+  snprintf(buf, len, "%s%s%s%d", ex ? "gex_AM_" : "gasnet_AM", is_request ? "Request" : "Reply",
            category >= GASNETC_AM_SHORT && category <= GASNETC_AM_LONGASYNC
                ? gasnetc_category_names[category] : "?",
            nargs);
@@ -32,23 +33,23 @@ static const char *gasnetc_am_name(char *buf, size_t len, int is_request,
   do {                                                                    \
     char name_[48];                                                       \
     gasnetc_fatal("%s: " fmt,                                             \
-                  gasnetc_am_name(name_, sizeof name_, is_request,        \
+                  gasnetc_am_name(name_, sizeof name_, ex, is_request,    \
                                   category, nargs), __VA_ARGS__);         \
   } while (0)
 
 /* Spec 2.3.3 / 2.3.4 / 2.4: the arguments and the calling context.
  * Cold: called only when the fast checks in gasnetc_am_send see a problem. */
-static void gasnetc_am_check(int is_request, int category, gasnet_node_t dest,
-                             gasnet_handler_t handler, void *src, size_t nbytes,
+static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t dest,
+                             gasnet_handler_t handler, const void *src, size_t nbytes,
                              void *dest_addr, int nargs)
     __attribute__((noinline, cold));
-static void gasnetc_am_check(int is_request, int category, gasnet_node_t dest,
-                             gasnet_handler_t handler, void *src, size_t nbytes,
+static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t dest,
+                             gasnet_handler_t handler, const void *src, size_t nbytes,
                              void *dest_addr, int nargs) {
   gasnetc_thread_t *th = &gasnetc_thread;
   if (!gasnetc_g.attached) {
     char name[48];
-    gasnetc_not_ready(gasnetc_am_name(name, sizeof name, is_request, category, nargs), 1);
+    gasnetc_not_ready(gasnetc_am_name(name, sizeof name, ex, is_request, category, nargs), 1);
   }
   if (category < GASNETC_AM_SHORT || category > GASNETC_AM_LONGASYNC ||
       nargs < 0 || nargs > GASNETC_AM_MAX_ARGS)
@@ -86,7 +87,7 @@ static void gasnetc_am_check(int is_request, int category, gasnet_node_t dest,
 }
 
 /* Run the handler here and now (dest == this node). */
-static void gasnetc_am_loopback(const gasnetc_wire_msg_t *m, void *src,
+static void gasnetc_am_loopback(const gasnetc_wire_msg_t *m, const void *src,
                                 size_t nbytes, void *dest_addr) {
   void *buf = NULL;
   if (m->category == GASNETC_WIRE_MEDIUM) {
@@ -102,9 +103,11 @@ static void gasnetc_am_loopback(const gasnetc_wire_msg_t *m, void *src,
   gasnetc_handler_run(&gasnetc_g.ep0, gasnetc_g.mynode, m, buf, nbytes);
 }
 
-static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,
-                           gasnet_handler_t handler, void *src, size_t nbytes,
-                           void *dest_addr, int nargs,
+/* ex: a GASNet-EX call (for messages); immediate: GEX_FLAG_IMMEDIATE, so
+ * return 1 without sending when the transport has no room now. */
+static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
+                           gasnet_node_t dest, gasnet_handler_t handler, const void *src,
+                           size_t nbytes, void *dest_addr, int nargs,
                            const gasnet_handlerarg_t *args) {
   gasnetc_thread_t *th = &gasnetc_thread;
   /* Fast checks; any doubt goes to gasnetc_am_check, which names the problem. */
@@ -118,7 +121,7 @@ static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,
                         (nbytes > GASNETC_AM_MAX_LONG ||
                          !gasnetc_segment_contains(dest, dest_addr, nbytes))) ||
                        (nbytes && !src && category != GASNETC_AM_SHORT)))
-    gasnetc_am_check(is_request, category, dest, handler, src, nbytes, dest_addr,
+    gasnetc_am_check(ex, is_request, category, dest, handler, src, nbytes, dest_addr,
                      nargs);
 
   gasnetc_wire_msg_t m;
@@ -152,7 +155,9 @@ static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,
   size_t hlen = gasnetc_wire_encode(hdr, m.category, m.handler, m.flags, m.dest,
                                     m.nargs, args);
   int rc = gasnetc_route_send(dest, hdr, hlen, nbytes ? src : NULL, nbytes,
-                              is_request ? 0 : GASNETC_SEND_REPLY);
+                              (is_request ? 0 : GASNETC_SEND_REPLY) |
+                              (immediate ? GASNETC_SEND_IMMEDIATE : 0));
+  if (rc == -EAGAIN && immediate) return 1; /* GEX_FLAG_IMMEDIATE: nothing sent */
   if (GASNETC_UNLIKELY(rc)) {
     if (rc == -EPIPE &&
         (__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE) ||
@@ -160,7 +165,7 @@ static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,
       return GASNET_OK; /* the job is ending anyway */
     char name[48];
     gasnetc_fatal("%s: sending to node %u failed: %s",
-                  gasnetc_am_name(name, sizeof name, is_request, category, nargs),
+                  gasnetc_am_name(name, sizeof name, ex, is_request, category, nargs),
                   (unsigned)dest,
                   rc == -EPIPE ? "the node is dead" : strerror(-rc));
   }
@@ -170,16 +175,15 @@ static int gasnetc_am_send(int is_request, int category, gasnet_node_t dest,
 int gasnetc_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler,
                       void *src, size_t nbytes, void *dest_addr, int nargs,
                       const gasnet_handlerarg_t *args) {
-  int rc = gasnetc_am_send(1, category, dest, handler, src, nbytes, dest_addr,
+  int rc = gasnetc_am_send(0, 0, 1, category, dest, handler, src, nbytes, dest_addr,
                            nargs, args);
   /* A request is a poll point outside handlers: honour a remote exit. */
   gasnetc_exit_check();
   return rc;
 }
 
-int gasnetc_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler,
-                    void *src, size_t nbytes, void *dest_addr, int nargs,
-                    const gasnet_handlerarg_t *args) {
+/* The checks of a reply's token (spec 2.3.4); marks it replied. */
+static void gasnetc_am_reply_token(int ex, int category, gasnet_token_t token, int nargs) {
   const int is_request = 0;
   if (GASNETC_UNLIKELY(!token || token->magic != GASNETC_TOKEN_MAGIC))
     GASNETC_AM_FATAL("called outside a request handler or with a stale token "
@@ -191,8 +195,53 @@ int gasnetc_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler
     GASNETC_AM_FATAL("second reply from one request handler (spec %s)",
                      "2.3.4");
   token->replied = 1;
-  return gasnetc_am_send(0, category, token->src, handler, src, nbytes,
+}
+
+int gasnetc_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler,
+                    void *src, size_t nbytes, void *dest_addr, int nargs,
+                    const gasnet_handlerarg_t *args) {
+  gasnetc_am_reply_token(0, category, token, nargs);
+  return gasnetc_am_send(0, 0, 0, category, token->src, handler, src, nbytes,
                          dest_addr, nargs, args);
+}
+
+/* ---- GASNet-EX (gasnetex.h) ------------------------------------------------
+ * The payload of a Medium or Long may be reused when the call returns, so
+ * the local-completion event asked for through lc_opt is already complete:
+ * an event pointer receives GEX_EVENT_INVALID; GEX_EVENT_NOW, _DEFER and
+ * _GROUP need nothing more. */
+static void gasnetc_am_lc(int ex, int is_request, int category, int nargs,
+                          gex_Event_t *lc_opt) {
+  if (category == GASNETC_AM_SHORT) return;
+  if (GASNETC_UNLIKELY(!lc_opt))
+    GASNETC_AM_FATAL("lc_opt is NULL: pass GEX_EVENT_NOW, GEX_EVENT_DEFER, GEX_EVENT_GROUP "
+                     "or the address of a gex_Event_t (%s)", "gasnet-ex-api.txt, AM");
+  if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER && lc_opt != GEX_EVENT_GROUP)
+    *lc_opt = GEX_EVENT_INVALID;
+}
+
+int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                        const void *src, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt,
+                        gex_Flags_t flags, int nargs, const gex_AM_Arg_t *args) {
+  char name[48];
+  gasnet_node_t dest = gasnetc_tm_jobrank(tm, rank,
+                                          gasnetc_am_name(name, sizeof name, 1, 1, category, nargs));
+  int rc = gasnetc_am_send(1, (flags & GEX_FLAG_IMMEDIATE) != 0, 1, category, dest, handler,
+                           src, nbytes, dest_addr, nargs, args);
+  if (rc == 0) gasnetc_am_lc(1, 1, category, nargs, lc_opt);
+  gasnetc_exit_check();
+  return rc;
+}
+
+int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
+                      const void *src, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt,
+                      gex_Flags_t flags, int nargs, const gex_AM_Arg_t *args) {
+  (void)flags; /* a reply always has room (transport.h): IMMEDIATE never refuses it */
+  gasnetc_am_reply_token(1, category, token, nargs);
+  int rc = gasnetc_am_send(1, 0, 0, category, token->src, handler, src, nbytes, dest_addr,
+                           nargs, args);
+  gasnetc_am_lc(1, 0, category, nargs, lc_opt);
+  return rc;
 }
 
 int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {

@@ -46,7 +46,7 @@ int gasnetc_setup_failed(int rc, const char *call, const char *fmt, ...) {
   vsnprintf(gasnetc_g.failure, sizeof gasnetc_g.failure, fmt, ap);
   va_end(ap);
   gasnetc_g.failed_call = call;
-  fprintf(stderr, "GASNet: %s: %s\n", call, gasnetc_g.failure);
+  if (gasnetc_g.verbose_errors) fprintf(stderr, "GASNet: %s: %s\n", call, gasnetc_g.failure);
   return rc;
 }
 

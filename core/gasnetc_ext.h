@@ -27,7 +27,9 @@ typedef struct gasnetc_team {
   uint32_t id;
   gasnet_node_t rank, size;
   const gasnet_node_t *jobrank;        /* [size]; NULL: rank i is job rank i */
+  struct gasnetc_ep *ep;               /* the local member's endpoint */
   void *coll;                          /* the extended API's state for it */
+  void *cdata;                         /* gex_TM_SetCData */
 } gasnetc_team_t;
 
 /* The team with this id, or NULL when this rank has none such. */

@@ -40,70 +40,98 @@ static void gasnetc_exit_handler(gasnet_token_t token, gasnet_handlerarg_t code)
 
 static const gasnet_handlerentry_t gasnetc_core_handlers[] = {
   { GASNETC_HANDLER_EXIT, (void (*)())gasnetc_exit_handler },
+  { GASNETC_HANDLER_SYNC, (void (*)())gasnetc_sync_handler }, /* gasnetc_ex.c */
 };
 
 /* ---- registration -------------------------------------------------------- */
 
 /* Check every entry of t against ep's table and [lo, hi] before any is
  * set, so a failed call registers nothing. Index 0 entries are counted in
- * *nfree. */
-static int gasnetc_ep_check(const gasnetc_ep_t *ep, const gasnet_handlerentry_t *t, int n,
+ * *nany. */
+static int gasnetc_ep_check(const gasnetc_ep_t *ep, const gex_AM_Entry_t *t, size_t n,
                             int lo, int hi, const char *call, int *nany) {
   *nany = 0;
-  if (n < 0 || (n > 0 && !t))
-    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call, "bad handler table (%p, %d entries)",
-                                (const void *)t, n);
-  for (int i = 0; i < n; i++) {
-    int idx = t[i].index;
-    if (!t[i].fnptr)
+  if (n > 0 && !t)
+    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call, "NULL handler table of %zu entries", n);
+  for (size_t i = 0; i < n; i++) {
+    int idx = t[i].gex_index;
+    if (!t[i].gex_fnptr)
       return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
-                                  "handler table entry %d (index %d) has a NULL fnptr", i, idx);
+                                  "handler table entry %zu (index %d) has a NULL fnptr", i, idx);
+    if (t[i].gex_nargs > GASNETC_AM_MAX_ARGS)
+      return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
+                                  "handler table entry %zu: gex_nargs %u is above gex_AM_MaxArgs() = %d",
+                                  i, t[i].gex_nargs, GASNETC_AM_MAX_ARGS);
     if (idx == 0) { (*nany)++; continue; }
     if (idx < lo || idx > hi)
       return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
-                                  "handler table entry %d asks for index %d; %s use %d..%d or 0 "
+                                  "handler table entry %zu asks for index %d; %s use %d..%d or 0 "
                                   "(1..127 are reserved: spec 2.1.0.2)",
                                   i, idx, lo >= GASNETC_HANDLER_CLIENT_FIRST ? "clients" : "the library's handlers",
                                   lo, hi);
-    if (ep->handlers[idx])
+    int twice = ep->handlers[idx] != NULL;
+    for (size_t k = 0; k < i && !twice; k++) twice = t[k].gex_index == idx;
+    if (twice)
       return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
-                                  "handler table entry %d: handler index %d is registered twice",
+                                  "handler table entry %zu: handler index %d is registered twice",
                                   i, idx);
-    for (int k = 0; k < i; k++)
-      if (t[k].index == idx)
-        return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
-                                    "handler table entry %d: handler index %d is registered twice",
-                                    i, idx);
   }
   return GASNET_OK;
 }
 
-int gasnetc_ep_register(gasnetc_ep_t *ep, gasnet_handlerentry_t *table, int numentries,
-                        int lo, int hi, const char *call) {
+static void gasnetc_ep_set(gasnetc_ep_t *ep, int idx, gex_AM_Entry_t *e) {
+  e->gex_index = (gex_AM_Index_t)idx;
+  ep->entries[idx] = *e;
+  __atomic_store_n(&ep->handlers[idx], (gasnetc_handler_fn_t)e->gex_fnptr, __ATOMIC_RELEASE);
+}
+
+int gasnetc_ep_register_ex(gasnetc_ep_t *ep, gex_AM_Entry_t *table, size_t numentries,
+                           int lo, int hi, int highest, const char *call) {
   int nany, rc = gasnetc_ep_check(ep, table, numentries, lo, hi, call, &nany);
   if (rc) return rc;
-  /* Index 0 entries take the lowest free indexes not asked for explicitly. */
+  /* Index 0 entries take the free indexes not asked for explicitly. */
   int free_n = 0;
   for (int h = lo; h <= hi; h++) {
     int asked = 0;
-    for (int i = 0; i < numentries && !asked; i++) asked = table[i].index == h;
+    for (size_t i = 0; i < numentries && !asked; i++) asked = table[i].gex_index == h;
     free_n += !ep->handlers[h] && !asked;
   }
   if (nany > free_n)
     return gasnetc_setup_failed(GASNET_ERR_RESOURCE, call,
                                 "%d handlers asked for any index, but only %d of %d..%d are free",
                                 nany, free_n, lo, hi);
-  for (int i = 0; i < numentries; i++)
-    if (table[i].index)
-      __atomic_store_n(&ep->handlers[table[i].index], table[i].fnptr, __ATOMIC_RELEASE);
-  int next = lo;
-  for (int i = 0; i < numentries; i++) {
-    if (table[i].index) continue;
-    while (ep->handlers[next]) next++;
-    __atomic_store_n(&ep->handlers[next], table[i].fnptr, __ATOMIC_RELEASE);
-    table[i].index = (gasnet_handler_t)next; /* reported back in place */
+  for (size_t i = 0; i < numentries; i++)
+    if (table[i].gex_index) gasnetc_ep_set(ep, table[i].gex_index, &table[i]);
+  /* In table order: GASNet-1 takes the lowest free index (a deterministic
+   * rule of ours, spec 2.1.0.2 leaves it open), EX the highest
+   * (gex_EP_RegisterHandlers). The index is written back in place. */
+  int next = highest ? hi : lo;
+  for (size_t i = 0; i < numentries; i++) {
+    if (table[i].gex_index) continue;
+    while (ep->handlers[next]) next += highest ? -1 : 1;
+    gasnetc_ep_set(ep, next, &table[i]);
   }
   return GASNET_OK;
+}
+
+/* GASNet-1 entries say nothing of category, direction or argument count. */
+#define GASNETC_FLAGS_ANY (GEX_FLAG_AM_SHORT | GEX_FLAG_AM_MEDLONG | GEX_FLAG_AM_REQREP)
+
+int gasnetc_ep_register(gasnetc_ep_t *ep, gasnet_handlerentry_t *table, int numentries,
+                        int lo, int hi, const char *call) {
+  if (numentries < 0 || (numentries > 0 && !table))
+    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call, "bad handler table (%p, %d entries)",
+                                (void *)table, numentries);
+  gex_AM_Entry_t *ex = calloc((size_t)numentries + 1, sizeof *ex);
+  if (!ex) return gasnetc_setup_failed(GASNET_ERR_RESOURCE, call, "out of memory");
+  for (int i = 0; i < numentries; i++)
+    ex[i] = (gex_AM_Entry_t){ table[i].index, (gex_AM_Fn_t)table[i].fnptr, GASNETC_FLAGS_ANY,
+                              0, NULL, NULL };
+  int rc = gasnetc_ep_register_ex(ep, ex, (size_t)numentries, lo, hi, 0, call);
+  for (int i = 0; i < numentries && rc == GASNET_OK; i++)
+    if (table[i].index == 0) table[i].index = ex[i].gex_index; /* only "don't care" ones */
+  free(ex);
+  return rc;
 }
 
 int gasnetc_handler_init(gasnetc_ep_t *ep) {
@@ -199,7 +227,8 @@ void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire
                   m->flags & GASNETC_WIRE_F_ASYNC ? "LongAsync" : gasnetc_category_name(m->category),
                   (unsigned)m->nargs, (unsigned)m->handler, (unsigned)gasnetc_g.mynode,
                   (unsigned)src);
-  struct gasnetc_token token = { GASNETC_TOKEN_MAGIC, src, (uint8_t)is_request, 0 };
+  struct gasnetc_token token = { GASNETC_TOKEN_MAGIC, src, (uint8_t)is_request, 0,
+                                 m->handler, m->category == GASNETC_WIRE_LONG };
   gasnet_token_t tok = &token;
   gasnetc_thread_t *th = &gasnetc_thread;
   struct gasnetc_token *outer = th->token;

@@ -40,7 +40,7 @@
 #include "gasneti_env.h"
 #include "boot.h"
 
-gasnetc_client_t gasnetc_g = { .epfd = -1 };
+gasnetc_client_t gasnetc_g = { .epfd = -1, .verbose_errors = 1, .name = "GASNET1" };
 
 /* Spec 1.8: the configuration string is embedded in the library. */
 const char gasnetc_config_ident[] __attribute__((used)) =
@@ -135,6 +135,8 @@ static void gasnetc_objects_init(void) {
   g->tm0.id = 0;
   g->tm0.rank = g->mynode;
   g->tm0.size = g->nodes;
+  g->tm0.ep = &g->ep0;
+  g->seg0.client = g;
   if (gasnetc_handler_init(&g->ep0) != GASNET_OK)
     gasnetc_fatal("gasnet_init: the library's own handler tables conflict");
   if (gasnetc_wait_init() != 0)
@@ -230,27 +232,34 @@ static void gasnetc_attach_config(gasnetc_transport_config_t *cfg) {
   cfg->peer_dead = gasnetc_peer_dead_cb;
 }
 
-/* Learn every node's segment and transport addresses, and connect. */
-static void gasnetc_attach_exchange(const gasnet_seginfo_t *myseg, uintptr_t minheapoffset) {
+/* One bootstrap exchange for what attach needs to learn: every node's
+ * segment (with_seg) and every transport's address (with_addrs, then
+ * connect). gasnet_attach learns both at once (one exchange, the cheaper
+ * start-up); gex_Client_Init the addresses, gex_Segment_Attach the segments. */
+static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *myseg,
+                                    uintptr_t minheapoffset, int with_seg, int with_addrs) {
   gasnet_node_t n = gasnetc_g.nodes;
-  size_t stride = sizeof(gasnetc_attach_rec_t) + (size_t)gasnetc_g.ntp * GASNETC_ADDR_MAX;
+  size_t naddr = with_addrs ? (size_t)gasnetc_g.ntp * GASNETC_ADDR_MAX : 0;
+  size_t stride = sizeof(gasnetc_attach_rec_t) + naddr;
   gasnetc_attach_rec_t *rec = calloc(1, stride);
   char *all = malloc(stride * n);
-  gasnetc_g.ep0.peer_seg = malloc(sizeof *gasnetc_g.ep0.peer_seg * n);
+  if (!gasnetc_g.ep0.peer_seg) gasnetc_g.ep0.peer_seg = calloc(n, sizeof *gasnetc_g.ep0.peer_seg);
   if (!rec || !all || !gasnetc_g.ep0.peer_seg)
-    gasnetc_fatal("gasnet_attach: out of memory for the tables of %u nodes", (unsigned)n);
-  rec->seg_addr = (uintptr_t)myseg->addr;
-  rec->seg_size = myseg->size;
-  rec->minheapoffset = minheapoffset;
-  for (unsigned i = 0; i < gasnetc_g.ntp; i++) {
+    gasnetc_fatal("%s: out of memory for the tables of %u nodes", call, (unsigned)n);
+  if (with_seg) {
+    rec->seg_addr = (uintptr_t)myseg->addr;
+    rec->seg_size = myseg->size;
+    rec->minheapoffset = minheapoffset;
+  }
+  for (unsigned i = 0; i < gasnetc_g.ntp && with_addrs; i++) {
     gasnetc_tp_t *tp = &gasnetc_g.tp[i];
     size_t alen = GASNETC_ADDR_MAX;
     if (tp->ops->address(tp->t, rec->addr + i * GASNETC_ADDR_MAX, &alen) != 0)
-      gasnetc_fatal("gasnet_attach: the %s transport has no address", tp->ops->name);
+      gasnetc_fatal("%s: the %s transport has no address", call, tp->ops->name);
   }
   if (boot_exchange(rec, stride, all) != 0)
-    gasnetc_fatal("gasnet_attach: the bootstrap exchange failed");
-  for (gasnet_node_t i = 0; i < n; i++) {
+    gasnetc_fatal("%s: the bootstrap exchange failed", call);
+  for (gasnet_node_t i = 0; i < n && with_seg; i++) {
     const gasnetc_attach_rec_t *r = (const gasnetc_attach_rec_t *)(all + stride * i);
     gasnetc_g.ep0.peer_seg[i].addr = (void *)(uintptr_t)r->seg_addr;
     gasnetc_g.ep0.peer_seg[i].size = (uintptr_t)r->seg_size;
@@ -260,10 +269,58 @@ static void gasnetc_attach_exchange(const gasnet_seginfo_t *myseg, uintptr_t min
               "value (spec 2.1.0.2)\n", (unsigned)i,
               (unsigned long)r->minheapoffset, (unsigned long)minheapoffset);
   }
-  if (gasnetc_route_connect(all + offsetof(gasnetc_attach_rec_t, addr), stride) != 0)
-    gasnetc_fatal("gasnet_attach: the transports could not reach the other nodes");
+  if (with_addrs && gasnetc_route_connect(all + offsetof(gasnetc_attach_rec_t, addr), stride) != 0)
+    gasnetc_fatal("%s: the transports could not reach the other nodes", call);
   free(rec);
   free(all);
+}
+
+/* Open the conduit's transports (their addresses are exchanged next). */
+static int gasnetc_attach_open(const char *call) {
+  gasnetc_transport_config_t cfg;
+  gasnetc_attach_config(&cfg);
+  int rc = gasnetc_route_open(&cfg);
+  if (rc) return rc;
+  if (gasnetc_g.max_payload < GASNETC_AM_MAX_LONG ||
+      gasnetc_g.max_payload < GASNETC_AM_MAX_MEDIUM)
+    gasnetc_fatal("%s: a transport carries %zu bytes per frame, "
+                  "less than the %u this library advertises",
+                  call, gasnetc_g.max_payload, GASNETC_AM_MAX_LONG);
+  return GASNET_OK;
+}
+
+int gasnetc_connect(const char *call) {
+  int rc = gasnetc_attach_open(call);
+  if (rc) return rc;
+  gasnetc_attach_exchange(call, NULL, 0, 0, 1);
+  gasnetc_g.attached = 1; /* AMs may flow (Longs once the segments are known) */
+  return GASNET_OK;
+}
+
+/* Bind seg to EP 0; with publish, learn every node's (one exchange). */
+static void gasnetc_segment_bind(const gasnet_seginfo_t *seg) {
+  gasnetc_g.seg0.addr = seg->addr;
+  gasnetc_g.seg0.size = seg->size;
+  gasnetc_g.ep0.seg = &gasnetc_g.seg0;
+}
+
+/* The extensions (extended-ref/) learn the segments; before the barrier,
+ * so no node uses them before every node has them ready. Then the barrier
+ * a successful attach is (spec 2.1.0.2). */
+static void gasnetc_attach_finish(const char *call) {
+  for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
+    if (gasnetc_conduit.extensions[i]->attach) gasnetc_conduit.extensions[i]->attach();
+  if (boot_barrier() != 0) gasnetc_fatal("%s: the bootstrap barrier failed", call);
+}
+
+int gasnetc_segment_publish(const char *call, uintptr_t segsize, uintptr_t minheapoffset) {
+  gasnet_seginfo_t myseg;
+  int rc = gasnetc_segment_attach(segsize, minheapoffset, &myseg);
+  if (rc) return rc;
+  gasnetc_segment_bind(&myseg);
+  gasnetc_attach_exchange(call, &myseg, minheapoffset, 1, 0);
+  gasnetc_attach_finish(call);
+  return GASNET_OK;
 }
 
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
@@ -271,8 +328,9 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
   static int called;
   int rc;
   GASNETC_CHECK_INITED("gasnet_attach");
-  if (called) {
-    fprintf(stderr, "GASNet: gasnet_attach: called twice (spec 2.1.0.2)\n");
+  if (called || gasnetc_g.attached) {
+    fprintf(stderr, "GASNet: gasnet_attach: called twice, or after gex_Client_Init "
+            "(spec 2.1.0.2)\n");
     return GASNET_ERR_RESOURCE;
   }
   called = 1;
@@ -288,26 +346,11 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
     return rc;
   gasnet_seginfo_t myseg;
   if ((rc = gasnetc_segment_attach(segsize, minheapoffset, &myseg))) return rc;
-  gasnetc_g.seg0.addr = myseg.addr;
-  gasnetc_g.seg0.size = myseg.size;
-  gasnetc_g.ep0.seg = &gasnetc_g.seg0;
-
-  gasnetc_transport_config_t cfg;
-  gasnetc_attach_config(&cfg);
-  if ((rc = gasnetc_route_open(&cfg))) return rc;
-  if (gasnetc_g.max_payload < GASNETC_AM_MAX_LONG ||
-      gasnetc_g.max_payload < GASNETC_AM_MAX_MEDIUM)
-    gasnetc_fatal("gasnet_attach: a transport carries %zu bytes per frame, "
-                  "less than the %u this library advertises",
-                  gasnetc_g.max_payload, GASNETC_AM_MAX_LONG);
-  gasnetc_attach_exchange(&myseg, minheapoffset);
+  gasnetc_segment_bind(&myseg);
+  if ((rc = gasnetc_attach_open("gasnet_attach"))) return rc;
+  gasnetc_attach_exchange("gasnet_attach", &myseg, minheapoffset, 1, 1);
   gasnetc_g.attached = 1;
-  /* The extensions (extended-ref/) learn the segments; before the barrier,
-   * so no node uses them before every node has them ready. */
-  for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
-    if (gasnetc_conduit.extensions[i]->attach) gasnetc_conduit.extensions[i]->attach();
-  /* A successful attach is a global barrier (spec 2.1.0.2). */
-  if (boot_barrier() != 0) gasnetc_fatal("gasnet_attach: the bootstrap barrier failed");
+  gasnetc_attach_finish("gasnet_attach");
   return GASNET_OK;
 }
 

@@ -37,6 +37,7 @@
  * 64..127 the extended API's, 128..255 the client's. */
 enum {
   GASNETC_HANDLER_EXIT = 1,        /* Short1(code): a node called gasnet_exit */
+  GASNETC_HANDLER_SYNC = 2,        /* Short2(phase, round): gasnetc_ex.c's barrier */
   GASNETC_HANDLER_CORE_LAST = 63,
   GASNETC_HANDLER_EXT_FIRST = 64,
   GASNETC_HANDLER_EXT_LAST = 127,
@@ -52,6 +53,8 @@ struct gasnetc_token {
   gasnet_node_t src;
   uint8_t is_request; /* a request handler may reply, once */
   uint8_t replied;
+  uint8_t handler;    /* its index (gex_Token_Info) */
+  uint8_t is_long;
 };
 
 /* Per-thread context (spec 2.4: the no-interrupt state is per thread). */
@@ -74,6 +77,8 @@ typedef void (*gasnetc_handler_fn_t)();
 typedef struct gasnetc_segment {
   void *addr;
   uintptr_t size;
+  struct gasnetc_client *client;
+  void *cdata;                         /* gex_Segment_SetCData */
 } gasnetc_segment_t;
 
 /* An endpoint: a handler table and a bound segment. Index 0 is the
@@ -82,8 +87,10 @@ typedef struct gasnetc_ep {
   unsigned index;
   struct gasnetc_client *client;
   gasnetc_handler_fn_t handlers[256];  /* set once per index, atomically */
+  gex_AM_Entry_t entries[256];         /* what was registered (gex_Token_Info) */
   gasnetc_segment_t *seg;              /* bound segment, NULL before attach */
   gasnet_seginfo_t *peer_seg;          /* [nodes]: every rank's bound segment */
+  void *cdata;                         /* gex_EP_SetCData */
 } gasnetc_ep_t;
 
 
@@ -101,6 +108,10 @@ typedef struct gasnetc_tp {
 /* The client: the job as this process sees it. */
 typedef struct gasnetc_client {
   int inited, attached;
+  const char *name;           /* gex_Client_Init's clientName, or "GASNET1" */
+  gex_Flags_t flags;          /* gex_Client_Init's flags */
+  void *cdata;                /* gex_Client_SetCData */
+  int verbose_errors;         /* gex_System_{Get,Set}VerboseErrors */
   /* The set-up call that failed ("gasnet_init", "gasnet_attach") and why;
    * failed_call is NULL while none has failed. */
   const char *failed_call;
@@ -160,6 +171,19 @@ typedef struct gasnetc_conduit {
   unsigned nextensions;
 } gasnetc_conduit_t;
 extern const gasnetc_conduit_t gasnetc_conduit;
+
+/* ---- attach in two steps (gasnetc_init.c), for gex_Client_Init and
+ * gex_Segment_Attach: open and connect the transports (AMs may flow);
+ * later allocate, bind and publish EP 0's segment (collective, ending in a
+ * barrier). 0 or a GASNET_ERR_*; call names the public function. */
+int gasnetc_connect(const char *call);
+int gasnetc_segment_publish(const char *call, uintptr_t segsize, uintptr_t minheapoffset);
+
+/* ---- GASNet-EX (gasnetc_ex.c) -------------------------------------------- */
+/* (tm, rank) -> job rank; fatal, naming fname, when tm or rank is invalid. */
+gasnet_node_t gasnetc_tm_jobrank(gex_TM_t tm, gex_Rank_t rank, const char *fname);
+void gasnetc_sync_handler(gasnet_token_t token, gasnet_handlerarg_t phase,
+                          gasnet_handlerarg_t round);
 
 /* ---- errors (gasnetc_errors.c) ---------------------------------------- */
 /* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */
@@ -244,6 +268,10 @@ int gasnetc_handler_init(gasnetc_ep_t *ep);
  * after printing the reason, naming `call`, with nothing registered. */
 int gasnetc_ep_register(gasnetc_ep_t *ep, gasnet_handlerentry_t *table, int numentries,
                         int lo, int hi, const char *call);
+/* The same for EX entries; index 0 takes the highest free index when
+ * `highest` (gex_EP_RegisterHandlers), else the lowest (gasnet_attach). */
+int gasnetc_ep_register_ex(gasnetc_ep_t *ep, gex_AM_Entry_t *table, size_t numentries,
+                           int lo, int hi, int highest, const char *call);
 /* Run handler m->handler for a message from src (transport or loopback). */
 void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire_msg_t *m,
                          void *buf, size_t nbytes);
@@ -272,6 +300,9 @@ static inline gasnetc_tp_t *gasnetc_route_tp(gasnet_node_t node) {
  * the transport's -errno (-EPIPE: the node is dead). */
 int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
                        const void *payload, size_t paylen, unsigned flags);
+/* route_send flag of the core's own (not passed on): give up with -EAGAIN,
+ * without progress, when the transport says "not now" (GEX_FLAG_IMMEDIATE). */
+#define GASNETC_SEND_IMMEDIATE (1u << 16)
 /* Buffer lending through the route (transport.h prepare/commit; a copy
  * when the transport has none): lend->dest and lend->flags set by the
  * caller; prepare waits, making progress, rather than say "not now". */

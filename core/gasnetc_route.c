@@ -90,8 +90,11 @@ int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
   gasnetc_tp_t *tp = gasnetc_route_tp(node);
   gasnetc_inflight_t f = {0, 0};
   int rc, looked = 0;
-  while ((rc = tp->ops->send(tp->t, node, hdr, hdrlen, payload, paylen, flags, &f)) == -EAGAIN)
+  unsigned tflags = flags & ~GASNETC_SEND_IMMEDIATE;
+  while ((rc = tp->ops->send(tp->t, node, hdr, hdrlen, payload, paylen, tflags, &f)) == -EAGAIN) {
+    if (flags & GASNETC_SEND_IMMEDIATE) return rc;
     gasnetc_route_refused(&looked);
+  }
   if (rc != GASNETC_SEND_INFLIGHT) return rc;
   GASNETC_STAT_ADD(sends_inflight, 1);
   while (!__atomic_load_n(&f.done, __ATOMIC_ACQUIRE))

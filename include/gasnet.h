@@ -219,4 +219,7 @@ extern void gasnet_hsl_unlock(gasnet_hsl_t *hsl);
 #endif
 #include "gasnet_tools.h"
 
+/* GASNet-EX: GASNet-1 is provided with (and, in time, over) it. */
+#include "gasnetex.h"
+
 #endif /* GASNET_H */

@@ -1,0 +1,273 @@
+/*
+ * gasnetex.h - GASNet-EX, the native interface (../shared/spec/gasnet-ex-api.txt).
+ *
+ * This release provides the objects and the Active Messages of GASNet-EX:
+ * versions, types and invalid values; gex_Client_Init, gex_Segment_Attach,
+ * the client, segment, EP and team queries and CData; gex_EP_RegisterHandlers;
+ * gex_TM_Pair; fixed-payload AMs (Short/Medium/Long, request and reply,
+ * 0..gex_AM_MaxArgs() arguments) with GEX_FLAG_IMMEDIATE and lc_opt;
+ * gex_Token_Info; the AM limit queries; the gex_System_* queries;
+ * gex_HSL_*; gasnet_QueryGexObjects. docs/api.md "GASNet-EX" lists what is
+ * not there yet (RMA, events, NBI, negotiated-payload AMs, collectives).
+ *
+ * gasnet.h and gasnetex.h include each other: either may be included first.
+ */
+#ifndef GASNETEX_H
+#define GASNETEX_H
+
+#include "gasnet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- versions (description, "Specification and release versioning") ---- */
+#define GEX_SPEC_VERSION_MAJOR 0
+#define GEX_SPEC_VERSION_MINOR 17
+#define GASNET_SPEC_VERSION_MAJOR 1
+#define GASNET_SPEC_VERSION_MINOR 8
+#define GASNETT_SPEC_VERSION_MAJOR 1
+#define GASNETT_SPEC_VERSION_MINOR 20
+
+/* ---- basic types ----------------------------------------------------------- */
+typedef gasnet_node_t gex_Rank_t;                 /* interoperable with gasnet_node_t */
+#define GEX_RANK_INVALID ((gex_Rank_t)0xffffffffu)
+typedef uint32_t gex_Flags_t;
+typedef gasnet_token_t gex_Token_t;               /* interoperable with gasnet_token_t */
+typedef gasnet_handler_t gex_AM_Index_t;          /* uint8_t */
+typedef gasnet_handlerarg_t gex_AM_Arg_t;         /* int32_t */
+typedef void (*gex_AM_Fn_t)();
+typedef gasnet_register_value_t gex_RMA_Value_t;
+#define SIZEOF_GEX_RMA_VALUE_T SIZEOF_GASNET_REGISTER_VALUE_T
+typedef void *gex_Addr_t;
+typedef struct { void *gex_addr; size_t gex_len; } gex_Memvec_t;
+typedef gasnet_handle_t gex_Event_t;              /* interoperable with gasnet_handle_t */
+#define GEX_EVENT_INVALID ((gex_Event_t)0)
+#define GEX_EVENT_NO_OP ((gex_Event_t)(uintptr_t)1)
+#define GEX_EVENT_NOW ((gex_Event_t *)(uintptr_t)1)
+#define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
+#define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
+
+/* Opaque handles: pointers to the core's objects (core/gasnetc_internal.h). */
+typedef struct gasnetc_client *gex_Client_t;
+typedef struct gasnetc_ep *gex_EP_t;
+typedef struct gasnetc_segment *gex_Segment_t;
+typedef struct gasnetc_team *gex_TM_t;            /* a team member, or a TM-pair */
+#define GEX_CLIENT_INVALID ((gex_Client_t)0)
+#define GEX_EP_INVALID ((gex_EP_t)0)
+#define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
+#define GEX_TM_INVALID ((gex_TM_t)0)
+typedef uint16_t gex_EP_Index_t;
+#define GASNET_MAXEPS 1                           /* the primordial EP only, for now */
+typedef struct { gex_Rank_t gex_rank; gex_EP_Index_t gex_ep_index; } gex_EP_Location_t;
+
+/* ---- flags (bits disjoint per API; unrelated APIs may share bits) ---------- */
+#define GEX_FLAG_USES_GASNET1         ((gex_Flags_t)1u << 0)  /* gex_Client_Init */
+#define GEX_FLAG_IMMEDIATE            ((gex_Flags_t)1u << 0)  /* communication */
+#define GEX_FLAG_LC_COPY_YES          ((gex_Flags_t)1u << 1)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_LC_COPY_NO           ((gex_Flags_t)1u << 2)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_NEVER_SELF      ((gex_Flags_t)1u << 3)
+#define GEX_FLAG_PEER_NEVER_NBRHD     ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 5)
+#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC  ((gex_Flags_t)1u << 6)
+#define GEX_FLAG_SELF_SEG_UNKNOWN     ((gex_Flags_t)1u << 7)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_SEG_UNKNOWN     ((gex_Flags_t)1u << 8)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_SELF_SEG_SOME        ((gex_Flags_t)1u << 9)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_SEG_SOME        ((gex_Flags_t)1u << 10) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_SELF_SEG_BOUND       ((gex_Flags_t)1u << 11) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_SEG_BOUND       ((gex_Flags_t)1u << 12) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_SELF_SEG_OFFSET      ((gex_Flags_t)1u << 13) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_SEG_OFFSET      ((gex_Flags_t)1u << 14) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_RANK_IS_JOBRANK      ((gex_Flags_t)1u << 15)
+/* Handler registration (gex_AM_Entry_t.gex_flags): one of each group. */
+#define GEX_FLAG_AM_SHORT   ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_AM_MEDIUM  ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_AM_LONG    ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AM_MEDLONG (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
+#define GEX_FLAG_AM_REQUEST ((gex_Flags_t)1u << 3)
+#define GEX_FLAG_AM_REPLY   ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_AM_REQREP  (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
+
+/* ---- CData: one client pointer per object, NULL when created --------------- */
+void gex_Client_SetCData(gex_Client_t client, const void *val);
+void *gex_Client_QueryCData(gex_Client_t client);
+void gex_Segment_SetCData(gex_Segment_t seg, const void *val);
+void *gex_Segment_QueryCData(gex_Segment_t seg);
+void gex_TM_SetCData(gex_TM_t tm, const void *val);
+void *gex_TM_QueryCData(gex_TM_t tm);
+void gex_EP_SetCData(gex_EP_t ep, const void *val);
+void *gex_EP_QueryCData(gex_EP_t ep);
+
+/* ---- the client ------------------------------------------------------------ */
+/* Collective over the job; one call per job; ends with a barrier. A link
+ * error (gasnetc_client_init_<MODE>) catches a header/library mode mismatch. */
+#define gex_Client_Init GASNETC_CONCAT(gasnetc_client_init_, GASNETC_MODE)
+extern int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
+                           const char *clientName, int *argc, char ***argv, gex_Flags_t flags);
+gex_Flags_t gex_Client_QueryFlags(gex_Client_t client);
+const char *gex_Client_QueryName(gex_Client_t client);
+
+/* ---- segments ---------------------------------------------------------------- */
+extern int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size);
+gex_Client_t gex_Segment_QueryClient(gex_Segment_t seg);
+gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg);
+void *gex_Segment_QueryAddr(gex_Segment_t seg);
+uintptr_t gex_Segment_QuerySize(gex_Segment_t seg);
+
+/* ---- teams and endpoints ----------------------------------------------------- */
+gex_Client_t gex_TM_QueryClient(gex_TM_t tm);
+gex_EP_t gex_TM_QueryEP(gex_TM_t tm);
+gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm);
+gex_Rank_t gex_TM_QueryRank(gex_TM_t tm);
+gex_Rank_t gex_TM_QuerySize(gex_TM_t tm);
+/* A TM-pair names (local EP, remote EP index) for point-to-point calls. */
+gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index);
+gex_Client_t gex_EP_QueryClient(gex_EP_t ep);
+gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep);
+gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep);
+gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep);
+
+/* ---- AM handlers ---------------------------------------------------------------- */
+#define GEX_AM_INDEX_BASE 128
+#define GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0
+int gex_System_QueryHiddenAMConcurrencyLevel(void);
+typedef struct {
+  gex_AM_Index_t gex_index;   /* 0 or in [GEX_AM_INDEX_BASE .. 255] */
+  gex_AM_Fn_t gex_fnptr;
+  gex_Flags_t gex_flags;      /* one of SHORT/MEDIUM/LONG/MEDLONG, one of REQUEST/REPLY/REQREP */
+  unsigned int gex_nargs;     /* in [0 .. gex_AM_MaxArgs()] */
+  const void *gex_cdata;
+  const char *gex_name;
+} gex_AM_Entry_t;
+/* Not collective; may be called again to add handlers. Index 0 entries get
+ * the highest free index, in table order. GASNET_OK, or GASNET_ERR_BAD_ARG /
+ * GASNET_ERR_RESOURCE with nothing registered (and a message). */
+int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries);
+
+/* ---- AM limits ------------------------------------------------------------------- */
+unsigned int gex_AM_MaxArgs(void);
+size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t rank, const gex_Event_t *lc_opt,
+                               gex_Flags_t flags, unsigned int nargs);
+size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t rank, const gex_Event_t *lc_opt,
+                             gex_Flags_t flags, unsigned int nargs);
+size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t rank, const gex_Event_t *lc_opt,
+                             gex_Flags_t flags, unsigned int nargs);
+size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t rank, const gex_Event_t *lc_opt,
+                           gex_Flags_t flags, unsigned int nargs);
+size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *lc_opt,
+                                gex_Flags_t flags, unsigned int nargs);
+size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *lc_opt,
+                              gex_Flags_t flags, unsigned int nargs);
+/* Least upper bounds: every (tm, rank, lc_opt, flags, nargs) allows at least these. */
+#define gex_AM_LUBRequestMedium() ((size_t)GASNETC_AM_MAX_MEDIUM)
+#define gex_AM_LUBReplyMedium() ((size_t)GASNETC_AM_MAX_MEDIUM)
+#define gex_AM_LUBRequestLong() ((size_t)GASNETC_AM_MAX_LONG)
+#define gex_AM_LUBReplyLong() ((size_t)GASNETC_AM_MAX_LONG)
+
+/* ---- token info ------------------------------------------------------------------ */
+typedef struct {
+  gex_Rank_t gex_srcrank;
+  gex_EP_t gex_ep;
+  const gex_AM_Entry_t *gex_entry;
+  int gex_is_req;
+  int gex_is_long;
+} gex_Token_Info_t;
+typedef uint32_t gex_TI_t;
+#define GEX_TI_SRCRANK ((gex_TI_t)1u << 0)
+#define GEX_TI_EP      ((gex_TI_t)1u << 1)
+#define GEX_TI_ENTRY   ((gex_TI_t)1u << 2)
+#define GEX_TI_IS_REQ  ((gex_TI_t)1u << 3)
+#define GEX_TI_IS_LONG ((gex_TI_t)1u << 4)
+#define GEX_TI_ALL     ((gex_TI_t)0x1fu)
+/* Sets the fields asked for in mask and returns the mask of those set. */
+gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask);
+
+/* ---- fixed-payload AMs --------------------------------------------------------------
+ * One internal function per direction; the [M] forms are macros around it
+ * (STYLE.md), as GASNet-1's. Requests return 0, or non-zero only when
+ * GEX_FLAG_IMMEDIATE was given and the resources were not available (then
+ * nothing was sent). A Medium/Long request's payload may be reused at
+ * return: its lc_opt, an event pointer, receives GEX_EVENT_INVALID (already
+ * complete); GEX_EVENT_NOW, _DEFER and _GROUP are accepted. */
+extern int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                               const void *src, size_t nbytes, void *dest_addr,
+                               gex_Event_t *lc_opt, gex_Flags_t flags, int nargs,
+                               const gex_AM_Arg_t *args);
+extern int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
+                             const void *src, size_t nbytes, void *dest_addr,
+                             gex_Event_t *lc_opt, gex_Flags_t flags, int nargs,
+                             const gex_AM_Arg_t *args);
+
+#define GASNETC_EX_AM_FORMS(M)                                                        \
+  static inline int gex_AM_RequestShort##M(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t h, \
+                                           gex_Flags_t flags GASNETC_AM_PARAMS_##M) { \
+    GASNETC_AM_PACK(M);                                                              \
+    return gasnetc_AMRequestEx(GASNETC_AM_SHORT, tm, rank, h, 0, 0, 0, 0, flags, M,   \
+                               gasnetc_args_);                                        \
+  }                                                                                   \
+  static inline int gex_AM_RequestMedium##M(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t h, \
+                                            const void *src, size_t nbytes,           \
+                                            gex_Event_t *lc_opt,                      \
+                                            gex_Flags_t flags GASNETC_AM_PARAMS_##M) { \
+    GASNETC_AM_PACK(M);                                                              \
+    return gasnetc_AMRequestEx(GASNETC_AM_MEDIUM, tm, rank, h, src, nbytes, 0, lc_opt, \
+                               flags, M, gasnetc_args_);                              \
+  }                                                                                   \
+  static inline int gex_AM_RequestLong##M(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t h, \
+                                          const void *src, size_t nbytes, void *dest, \
+                                          gex_Event_t *lc_opt,                        \
+                                          gex_Flags_t flags GASNETC_AM_PARAMS_##M) {  \
+    GASNETC_AM_PACK(M);                                                              \
+    return gasnetc_AMRequestEx(GASNETC_AM_LONG, tm, rank, h, src, nbytes, dest, lc_opt, \
+                               flags, M, gasnetc_args_);                              \
+  }                                                                                   \
+  static inline int gex_AM_ReplyShort##M(gex_Token_t token, gex_AM_Index_t h,         \
+                                         gex_Flags_t flags GASNETC_AM_PARAMS_##M) {   \
+    GASNETC_AM_PACK(M);                                                              \
+    return gasnetc_AMReplyEx(GASNETC_AM_SHORT, token, h, 0, 0, 0, 0, flags, M,        \
+                             gasnetc_args_);                                          \
+  }                                                                                   \
+  static inline int gex_AM_ReplyMedium##M(gex_Token_t token, gex_AM_Index_t h,        \
+                                          const void *src, size_t nbytes,             \
+                                          gex_Event_t *lc_opt,                        \
+                                          gex_Flags_t flags GASNETC_AM_PARAMS_##M) {  \
+    GASNETC_AM_PACK(M);                                                              \
+    return gasnetc_AMReplyEx(GASNETC_AM_MEDIUM, token, h, src, nbytes, 0, lc_opt,     \
+                             flags, M, gasnetc_args_);                                \
+  }                                                                                   \
+  static inline int gex_AM_ReplyLong##M(gex_Token_t token, gex_AM_Index_t h,          \
+                                        const void *src, size_t nbytes, void *dest,   \
+                                        gex_Event_t *lc_opt,                          \
+                                        gex_Flags_t flags GASNETC_AM_PARAMS_##M) {    \
+    GASNETC_AM_PACK(M);                                                              \
+    return gasnetc_AMReplyEx(GASNETC_AM_LONG, token, h, src, nbytes, dest, lc_opt,    \
+                             flags, M, gasnetc_args_);                                \
+  }
+GASNETC_AM_FOREACH_M(GASNETC_EX_AM_FORMS)
+#undef GASNETC_EX_AM_FORMS
+
+/* ---- system queries --------------------------------------------------------------- */
+gex_Rank_t gex_System_QueryJobRank(void);
+gex_Rank_t gex_System_QueryJobSize(void);
+int gex_System_GetVerboseErrors(void);
+void gex_System_SetVerboseErrors(int enable);
+uint64_t gex_System_QueryMaxThreads(void);
+
+/* ---- handler-safe locks: the same objects as gasnet_hsl_t ------------------------- */
+typedef gasnet_hsl_t gex_HSL_t;
+#define GEX_HSL_INITIALIZER GASNET_HSL_INITIALIZER
+#define gex_HSL_Init(hsl) gasnet_hsl_init(hsl)
+#define gex_HSL_Destroy(hsl) gasnet_hsl_destroy(hsl)
+#define gex_HSL_Lock(hsl) gasnet_hsl_lock(hsl)
+#define gex_HSL_Unlock(hsl) gasnet_hsl_unlock(hsl)
+#define gex_HSL_Trylock(hsl) gasnet_hsl_trylock(hsl)
+
+/* ---- the objects behind GASNet-1 (declared here; gasnet.h includes this) ---------- */
+extern void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p,
+                                   gex_Segment_t *segment_p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GASNETEX_H */
