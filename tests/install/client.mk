@@ -6,6 +6,7 @@
 #
 #   c    OUT/t_client      from SRC/t_client.c   with GASNET_CC, linked with GASNET_LD
 #   cxx  OUT/t_client_cxx  from SRC/t_client.cpp with GASNET_CXX -std=c++17, linked with it
+#   ex   OUT/t_ex_am       from EXSRC/t_ex_am.c (a GASNet-EX client: gasnetex.h), as c
 #
 # The client's own flags (warnings as errors, C++17) come after GASNet's.
 include $(GASNET_PREFIX)/include/$(CONDUIT)-conduit/$(CONDUIT)-$(MODE).mak
@@ -15,7 +16,8 @@ CLIENT_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror
 
 c: $(OUT)/t_client
 cxx: $(OUT)/t_client_cxx
-.PHONY: c cxx
+ex: $(OUT)/t_ex_am
+.PHONY: c cxx ex
 
 $(OUT)/t_client.o: $(SRC)/t_client.c
 	$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) $(CLIENT_CFLAGS) -c $< -o $@
@@ -26,3 +28,8 @@ $(OUT)/t_client_cxx.o: $(SRC)/t_client.cpp
 	$(GASNET_CXX) $(GASNET_CXXCPPFLAGS) $(GASNET_CXXFLAGS) $(CLIENT_CXXFLAGS) -c $< -o $@
 $(OUT)/t_client_cxx: $(OUT)/t_client_cxx.o
 	$(GASNET_CXX) $(GASNET_LDFLAGS) -o $@ $< $(GASNET_LIBS)
+
+$(OUT)/t_ex_am.o: $(EXSRC)/t_ex_am.c
+	$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) $(CLIENT_CFLAGS) -c $< -o $@
+$(OUT)/t_ex_am: $(OUT)/t_ex_am.o
+	$(GASNET_LD) $(GASNET_LDFLAGS) -o $@ $< $(GASNET_LIBS)
