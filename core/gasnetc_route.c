@@ -138,8 +138,15 @@ int gasnetc_route_commit(gasnetc_lend_t *lend, const void *hdr, size_t hdrlen,
   if (tp && tp->ops->commit) return tp->ops->commit(tp->t, lend, hdr, hdrlen, paylen);
   if (paylen > lend->cap) return -EMSGSIZE;
   if (self) { /* loopback: delivered here and now, as a transport would */
+    void *pay = lend->buf;
+    if (paylen <= GASNETC_AM_MAX_MEDIUM) {
+      /* A Medium handler gets its own buffer (per nesting depth), not the
+       * lent one, which a reply it lends from this thread would reuse. */
+      pay = gasnetc_thread_buf(gasnetc_handler_depth());
+      memcpy(pay, lend->buf, paylen);
+    }
     GASNETC_STAT_ADD(loopback_msgs, 1);
-    gasnetc_deliver_cb(NULL, gasnetc_g.mynode, hdr, hdrlen, lend->buf, paylen);
+    gasnetc_deliver_cb(NULL, gasnetc_g.mynode, hdr, hdrlen, pay, paylen);
     return 0;
   }
   return gasnetc_route_send(lend->dest, hdr, hdrlen, lend->buf, paylen, lend->flags);
