@@ -103,6 +103,12 @@ static void gasnetc_am_loopback(const gasnetc_wire_msg_t *m, const void *src,
   gasnetc_handler_run(&gasnetc_g.ep0, gasnetc_g.mynode, m, buf, nbytes);
 }
 
+static inline void gasnetc_am_count(int is_request, size_t nbytes) {
+  if (is_request) GASNETC_STAT_ADD(requests_sent, 1);
+  else GASNETC_STAT_ADD(replies_sent, 1);
+  GASNETC_STAT_ADD(payload_bytes_sent, nbytes);
+}
+
 /* ex: a GASNet-EX call (for messages); immediate: GEX_FLAG_IMMEDIATE, so
  * return 1 without sending when the transport has no room now. */
 static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
@@ -141,11 +147,8 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
     m.dest = (uintptr_t)dest_addr - (uintptr_t)gasnetc_g.ep0.peer_seg[dest].addr;
 #endif
   }
-  if (is_request) GASNETC_STAT_ADD(requests_sent, 1);
-  else GASNETC_STAT_ADD(replies_sent, 1);
-  GASNETC_STAT_ADD(payload_bytes_sent, nbytes);
-
   if (dest == gasnetc_g.mynode) {
+    gasnetc_am_count(is_request, nbytes);
     if (nargs) memcpy(m.args, args, (size_t)nargs * sizeof m.args[0]);
     gasnetc_am_loopback(&m, src, nbytes, dest_addr);
     return GASNET_OK;
@@ -158,6 +161,7 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
                               (is_request ? 0 : GASNETC_SEND_REPLY) |
                               (immediate ? GASNETC_SEND_IMMEDIATE : 0));
   if (rc == -EAGAIN && immediate) return 1; /* GEX_FLAG_IMMEDIATE: nothing sent */
+  gasnetc_am_count(is_request, nbytes);
   if (GASNETC_UNLIKELY(rc)) {
     if (rc == -EPIPE &&
         (__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE) ||
