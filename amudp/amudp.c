@@ -433,7 +433,8 @@ static void report_dead(gasnetc_transport_t *t) {
 static int amudp_progress(gasnetc_transport_t *t) {
   if (!t->connected) return 0;
   int delivered = 0;
-  if (__atomic_exchange_n(&t->slept, 0, __ATOMIC_RELAXED)) {
+  if (__atomic_load_n(&t->slept, __ATOMIC_RELAXED) &&
+      __atomic_exchange_n(&t->slept, 0, __ATOMIC_RELAXED)) { /* a plain load per poll */
     /* The core slept watching the socket: what arrived, arrived since now
      * (delayed acks are timed from rx_last_ns). */
     AMUDP_LOCK(t);
