@@ -227,9 +227,11 @@ static void gasnetc_am_lc(int ex, int is_request, int category, int nargs,
 int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
                         const void *src, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt,
                         gex_Flags_t flags, int nargs, const gex_AM_Arg_t *args) {
-  char name[48];
-  gasnet_node_t dest = gasnetc_tm_jobrank(tm, rank,
-                                          gasnetc_am_name(name, sizeof name, 1, 1, category, nargs));
+  gasnet_node_t dest = gasnetc_tm_rank_fast(tm, rank, gasnetc_g.nodes);
+  if (GASNETC_UNLIKELY(dest == GEX_RANK_INVALID)) {
+    char name[48]; /* names the problem */
+    gasnetc_tm_jobrank(tm, rank, gasnetc_am_name(name, sizeof name, 1, 1, category, nargs));
+  }
   int rc = gasnetc_am_send(1, (flags & GEX_FLAG_IMMEDIATE) != 0, 1, category, dest, handler,
                            src, nbytes, dest_addr, nargs, args);
   if (rc == 0) gasnetc_am_lc(1, 1, category, nargs, lc_opt);

@@ -18,8 +18,6 @@
 
 /* ---- teams and TM-pairs ---------------------------------------------------- */
 
-#define GASNETC_TM_PAIR_BIT ((uintptr_t)1)
-
 static inline int gasnetc_tm_is_pair(gex_TM_t tm) {
   return ((uintptr_t)tm & GASNETC_TM_PAIR_BIT) != 0;
 }
@@ -93,12 +91,12 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
 }
 
 /* ---- a barrier that serves AMs while it waits ---------------------------------
- * The collective EX calls do their exchanges over the bootstrap, which does
- * not poll the network: a rank blocked there would not answer AMs a peer
- * still waits for before it enters the same call (the job would hang). So
- * such a call first meets the others here, polling: once every rank is in
- * it, none waits for an AM any more. Dissemination, ceil(log2 n) rounds of
- * one Short each (core handler GASNETC_HANDLER_SYNC). */
+ * The bootstrap's barrier and exchange do not poll the network: a rank
+ * blocked in them would not resend a lost frame, nor acknowledge one, that
+ * a peer still waiting for this barrier needs (the job would hang under
+ * loss). So once AMs flow, the collective EX calls meet here instead, and
+ * exchange over AMs (gasnetc_segment_publish). Dissemination, ceil(log2 n)
+ * rounds of one Short each (core handler GASNETC_HANDLER_SYNC). */
 static uint32_t gasnetc_sync_got[2][32]; /* [phase parity][round]: arrivals */
 
 void gasnetc_sync_handler(gasnet_token_t token, gasnet_handlerarg_t phase,
@@ -107,7 +105,7 @@ void gasnetc_sync_handler(gasnet_token_t token, gasnet_handlerarg_t phase,
   __atomic_fetch_add(&gasnetc_sync_got[phase & 1][round & 31], 1, __ATOMIC_RELEASE);
 }
 
-static void gasnetc_sync(void) {
+void gasnetc_sync(void) {
   static uint32_t phase;
   gasnet_node_t me = gasnetc_g.mynode, n = gasnetc_g.nodes;
   phase++;
@@ -182,7 +180,6 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
                                 (unsigned long)size, GASNET_PAGESIZE);
 #endif
   called = 1;
-  gasnetc_sync(); /* every rank is here, so none waits for an AM from us */
   int rc = gasnetc_segment_publish(call, size, 0);
   if (rc) return rc;
   gasnetc_g.seg0.client = &gasnetc_g;

@@ -15,8 +15,12 @@ typedef struct gasnetc_extension {
   /* Handlers with fixed indexes in GASNETC_HANDLER_EXT_FIRST..EXT_LAST. */
   const gasnet_handlerentry_t *handlers;
   int nhandlers;
-  /* Called by gasnet_attach once the segments are known, before its
-   * barrier (so no rank uses the extension before all have it ready). */
+  /* Called once AMs may flow (gex_Client_Init, gasnet_attach), before the
+   * barrier that ends that call; no segment is known yet. */
+  void (*connect)(void);
+  /* Called by gasnet_attach / gex_Segment_Attach once the segments are
+   * known, before its barrier (so no rank uses the extension before all
+   * have it ready). */
   void (*attach)(void);
 } gasnetc_extension_t;
 
@@ -40,5 +44,17 @@ gasnetc_team_t *gasnetc_team_primordial(void);
 static inline gasnet_node_t gasnetc_team_jobrank(const gasnetc_team_t *tm, gasnet_node_t r) {
   return tm->jobrank ? tm->jobrank[r] : r;
 }
+
+/* A TM-pair (gex_TM_Pair) is its EP's address with this bit set: it names
+ * job ranks. */
+#define GASNETC_TM_PAIR_BIT ((uintptr_t)1)
+/* (tm, rank) -> job rank, tm a team or a TM-pair, in a job of jobsize
+ * ranks; GEX_RANK_INVALID when tm or rank is invalid. */
+static inline gex_Rank_t gasnetc_tm_rank_fast(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t jobsize) {
+  if ((uintptr_t)tm & GASNETC_TM_PAIR_BIT) return rank < jobsize ? rank : GEX_RANK_INVALID;
+  return tm && rank < tm->size ? gasnetc_team_jobrank(tm, rank) : GEX_RANK_INVALID;
+}
+/* The same, fatal (naming fname and the problem) when invalid (gasnetc_ex.c). */
+gasnet_node_t gasnetc_tm_jobrank(gex_TM_t tm, gex_Rank_t rank, const char *fname);
 
 #endif /* GASNETC_EXT_H */

@@ -41,6 +41,7 @@ static void gasnetc_exit_handler(gasnet_token_t token, gasnet_handlerarg_t code)
 static const gasnet_handlerentry_t gasnetc_core_handlers[] = {
   { GASNETC_HANDLER_EXIT, (void (*)())gasnetc_exit_handler },
   { GASNETC_HANDLER_SYNC, (void (*)())gasnetc_sync_handler }, /* gasnetc_ex.c */
+  { GASNETC_HANDLER_SEGINFO, (void (*)())gasnetc_seginfo_handler }, /* gasnetc_init.c */
 };
 
 /* ---- registration -------------------------------------------------------- */

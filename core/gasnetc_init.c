@@ -289,11 +289,18 @@ static int gasnetc_attach_open(const char *call) {
   return GASNET_OK;
 }
 
+/* AMs may flow (Longs once the segments are known): tell the extensions. */
+static void gasnetc_extensions_connect(void) {
+  gasnetc_g.attached = 1;
+  for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
+    if (gasnetc_conduit.extensions[i]->connect) gasnetc_conduit.extensions[i]->connect();
+}
+
 int gasnetc_connect(const char *call) {
   int rc = gasnetc_attach_open(call);
   if (rc) return rc;
   gasnetc_attach_exchange(call, NULL, 0, 0, 1);
-  gasnetc_g.attached = 1; /* AMs may flow (Longs once the segments are known) */
+  gasnetc_extensions_connect();
   return GASNET_OK;
 }
 
@@ -304,13 +311,41 @@ static void gasnetc_segment_bind(const gasnet_seginfo_t *seg) {
   gasnetc_g.ep0.seg = &gasnetc_g.seg0;
 }
 
-/* The extensions (extended-ref/) learn the segments; before the barrier,
- * so no node uses them before every node has them ready. Then the barrier
- * a successful attach is (spec 2.1.0.2). */
-static void gasnetc_attach_finish(const char *call) {
+/* The extensions (extended-ref/) learn the segments, before the barrier
+ * that ends attach (spec 2.1.0.2), so no node uses them before every node
+ * has them ready. am_barrier: once AMs flow, a barrier that polls. */
+static void gasnetc_attach_finish(const char *call, int am_barrier) {
   for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
     if (gasnetc_conduit.extensions[i]->attach) gasnetc_conduit.extensions[i]->attach();
-  if (boot_barrier() != 0) gasnetc_fatal("%s: the bootstrap barrier failed", call);
+  if (am_barrier) gasnetc_sync();
+  else if (boot_barrier() != 0) gasnetc_fatal("%s: the bootstrap barrier failed", call);
+}
+
+/* ---- the segment exchange over AMs (gex_Segment_Attach) -----------------------
+ * Once the transports are up, a rank waiting in the bootstrap would leave
+ * unanswered the frames its peers resend (gasnetc_sync): every rank sends
+ * its segment to every other in a Short4 and polls for theirs. */
+static uint32_t gasnetc_seginfo_got;
+
+void gasnetc_seginfo_handler(gasnet_token_t token, gasnet_handlerarg_t ahi,
+                             gasnet_handlerarg_t alo, gasnet_handlerarg_t shi,
+                             gasnet_handlerarg_t slo) {
+  gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[token->src];
+  s->addr = (void *)(uintptr_t)(((uint64_t)(uint32_t)ahi << 32) | (uint32_t)alo);
+  s->size = (uintptr_t)(((uint64_t)(uint32_t)shi << 32) | (uint32_t)slo);
+  __atomic_fetch_add(&gasnetc_seginfo_got, 1, __ATOMIC_RELEASE);
+}
+
+static void gasnetc_seginfo_exchange(const gasnet_seginfo_t *myseg) {
+  gasnet_node_t me = gasnetc_g.mynode, n = gasnetc_g.nodes;
+  uint64_t a = (uintptr_t)myseg->addr, sz = myseg->size;
+  gasnet_handlerarg_t args[4] = { (gasnet_handlerarg_t)(a >> 32), (gasnet_handlerarg_t)a,
+                                  (gasnet_handlerarg_t)(sz >> 32), (gasnet_handlerarg_t)sz };
+  gasnetc_g.ep0.peer_seg[me] = *myseg;
+  for (gasnet_node_t i = 1; i < n; i++) /* starting after me: no hot spot */
+    gasnetc_AMRequest(GASNETC_AM_SHORT, (me + i) % n, GASNETC_HANDLER_SEGINFO, NULL, 0, NULL,
+                      4, args);
+  GASNET_BLOCKUNTIL(__atomic_load_n(&gasnetc_seginfo_got, __ATOMIC_ACQUIRE) == n - 1);
 }
 
 int gasnetc_segment_publish(const char *call, uintptr_t segsize, uintptr_t minheapoffset) {
@@ -318,8 +353,8 @@ int gasnetc_segment_publish(const char *call, uintptr_t segsize, uintptr_t minhe
   int rc = gasnetc_segment_attach(segsize, minheapoffset, &myseg);
   if (rc) return rc;
   gasnetc_segment_bind(&myseg);
-  gasnetc_attach_exchange(call, &myseg, minheapoffset, 1, 0);
-  gasnetc_attach_finish(call);
+  gasnetc_seginfo_exchange(&myseg);
+  gasnetc_attach_finish(call, 1);
   return GASNET_OK;
 }
 
@@ -349,8 +384,8 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
   gasnetc_segment_bind(&myseg);
   if ((rc = gasnetc_attach_open("gasnet_attach"))) return rc;
   gasnetc_attach_exchange("gasnet_attach", &myseg, minheapoffset, 1, 1);
-  gasnetc_g.attached = 1;
-  gasnetc_attach_finish("gasnet_attach");
+  gasnetc_extensions_connect();
+  gasnetc_attach_finish("gasnet_attach", 0);
   return GASNET_OK;
 }
 

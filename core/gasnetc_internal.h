@@ -38,6 +38,7 @@
 enum {
   GASNETC_HANDLER_EXIT = 1,        /* Short1(code): a node called gasnet_exit */
   GASNETC_HANDLER_SYNC = 2,        /* Short2(phase, round): gasnetc_ex.c's barrier */
+  GASNETC_HANDLER_SEGINFO = 3,     /* Short4(addr, size): gex_Segment_Attach's exchange */
   GASNETC_HANDLER_CORE_LAST = 63,
   GASNETC_HANDLER_EXT_FIRST = 64,
   GASNETC_HANDLER_EXT_LAST = 127,
@@ -180,10 +181,14 @@ int gasnetc_connect(const char *call);
 int gasnetc_segment_publish(const char *call, uintptr_t segsize, uintptr_t minheapoffset);
 
 /* ---- GASNet-EX (gasnetc_ex.c) -------------------------------------------- */
-/* (tm, rank) -> job rank; fatal, naming fname, when tm or rank is invalid. */
-gasnet_node_t gasnetc_tm_jobrank(gex_TM_t tm, gex_Rank_t rank, const char *fname);
 void gasnetc_sync_handler(gasnet_token_t token, gasnet_handlerarg_t phase,
                           gasnet_handlerarg_t round);
+/* A barrier over AMs that polls while it waits (every rank calls it). */
+void gasnetc_sync(void);
+/* Short4(addr hi, lo, size hi, lo): the sender's segment (gasnetc_init.c). */
+void gasnetc_seginfo_handler(gasnet_token_t token, gasnet_handlerarg_t ahi,
+                             gasnet_handlerarg_t alo, gasnet_handlerarg_t shi,
+                             gasnet_handlerarg_t slo);
 
 /* ---- errors (gasnetc_errors.c) ---------------------------------------- */
 /* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */

@@ -44,15 +44,13 @@ static size_t gasnete_parse_bytes(const char *name, const char *v, size_t dflt) 
   return (size_t)n;
 }
 
-/* Called by gasnet_attach (core/gasnetc_init.c) with the segments known. */
-static void gasnete_attach(void) {
+/* Called once AMs may flow (core/gasnetc_init.c): what needs no segment. */
+static void gasnete_connect(void) {
   gasnete_g.mynode = gasnet_mynode();
   gasnete_g.nodes = gasnet_nodes();
-  gasnete_g.seg = malloc(sizeof *gasnete_g.seg * gasnete_g.nodes);
-  if (!gasnete_g.seg ||
-      gasnet_getSegmentInfo(gasnete_g.seg, (int)gasnete_g.nodes) != GASNET_OK)
-    gasnete_fatal("gasnet_attach: cannot learn the segments of %u nodes",
-                  (unsigned)gasnete_g.nodes);
+  gex_EP_t ep;
+  gasnet_QueryGexObjects(NULL, &ep, &gasnete_g.tm0, NULL);
+  gasnete_g.pair = gex_TM_Pair(ep, 0);
   gasnete_g.pipeline_bytes = gasnete_parse_bytes(
       "GASNET_EXT_PIPELINE_BYTES", gasnet_getenv("GASNET_EXT_PIPELINE_BYTES"),
       GASNETE_PIPELINE_DEFAULT);
@@ -63,6 +61,15 @@ static void gasnete_attach(void) {
   gasnete_g.put_chunk = half < gasnet_AMMaxLongRequest() ? half : gasnet_AMMaxLongRequest();
   gasnete_g.get_chunk = half < gasnet_AMMaxLongReply() ? half : gasnet_AMMaxLongReply();
   gasnete_barrier_attach();
+}
+
+/* Called by gasnet_attach / gex_Segment_Attach with the segments known. */
+static void gasnete_attach(void) {
+  gasnete_g.seg = malloc(sizeof *gasnete_g.seg * gasnete_g.nodes);
+  if (!gasnete_g.seg ||
+      gasnet_getSegmentInfo(gasnete_g.seg, (int)gasnete_g.nodes) != GASNET_OK)
+    gasnete_fatal("gasnet_attach: cannot learn the segments of %u nodes",
+                  (unsigned)gasnete_g.nodes);
   gasnete_g.attached = 1;
 }
 
@@ -70,6 +77,7 @@ const gasnetc_extension_t gasnete_extension = {
   .name = "extended-ref",
   .handlers = gasnete_handlers,
   .nhandlers = (int)(sizeof gasnete_handlers / sizeof gasnete_handlers[0]),
+  .connect = gasnete_connect,
   .attach = gasnete_attach,
 };
 

@@ -1,13 +1,18 @@
 /*
  * gasnete_internal.h - state and helpers shared by the files of extended-ref/.
  * Not installed. Compiled three times, with -DGASNET_SEQ, -DGASNET_PARSYNC
- * or -DGASNET_PAR -DGASNETC_THREADS=1. Uses only the public core API
- * (gasnet.h): AMs on the handlers 64..127 below, AMPoll, GASNET_BLOCKUNTIL's
- * step, getSegmentInfo, getenv, exit.
+ * or -DGASNET_PAR -DGASNETC_THREADS=1. Uses only the public API (gasnet.h,
+ * gasnetex.h): GASNet-EX AMs on the handlers 64..127 below, AMPoll, the
+ * core's blocking step, getSegmentInfo, getenv, exit.
+ *
+ * Layers in this directory: gasnete_putget.c is the protocol (the AMs of a
+ * put, get or memset); gasnete_rma.c the GASNet-EX RMA calls over it;
+ * gasnete_event.c events, NBI and access regions; gasnete_barrier.c the
+ * barrier; gasnete_gasnet1.c every GASNet-1 extended call, each one EX call.
  *
  * Completion model: every operation in flight is counted in a
- * gasnete_counter_t (one per explicit handle, per access region, per
- * thread for nbi puts and for nbi gets, or on the stack of a blocking call).
+ * gasnete_counter_t (one per event, per access region, per thread for nbi
+ * puts and for nbi gets, or on the stack of a blocking call).
  * The initiator adds 1 per AM request before sending it; the handler of the
  * matching reply, on whatever thread polls, subtracts 1 through the counter's
  * address carried in the AM arguments. Done = 0 pending. Nothing else is
@@ -18,6 +23,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "gasnet.h"
 #include "gasnetc_ext.h" /* teams, gasnetc_extension_t */
@@ -79,24 +85,34 @@ typedef struct {
 #define GASNETE_U64(hi, lo) (((uint64_t)(uint32_t)(hi) << 32) | (uint32_t)(lo))
 #define GASNETE_PTR(hi, lo) ((void *)(uintptr_t)GASNETE_U64(hi, lo))
 
-/* ---- handles (gasnete_sync.c) ---------------------------------------------- */
-enum { GASNETE_H_FREE = 0x66726565u /* "free" */, GASNETE_H_NB = 0x6e62u, GASNETE_H_REGION = 0x7267u };
+/* ---- events = GASNet-1 handles (gasnete_event.c) ----------------------------
+ * An event is done when its counter is (NB operations, access regions) or
+ * when the barrier instance it names has completed (gex_Coll_BarrierNB). */
+enum {
+  GASNETE_H_FREE = 0x66726565u, /* "free" */
+  GASNETE_H_NB = 0x6e62u,       /* counter of an NB operation */
+  GASNETE_H_REGION = 0x7267u,   /* counter of an access region */
+  GASNETE_H_BAR = 0x6272u,      /* barrier instance `phase` of `barrier` */
+};
 
 struct gasnete_threaddata;
+struct gasnete_barrier;
 struct gasnete_handle {
   gasnete_counter_t ctr;
   uint32_t state;                    /* GASNETE_H_* */
+  uint32_t phase;                    /* GASNETE_H_BAR: the instance */
+  struct gasnete_barrier *barrier;   /* GASNETE_H_BAR: its team's barrier */
   struct gasnete_handle *next;       /* free list */
-  struct gasnete_threaddata *owner;  /* handles are per thread (spec 3.3.2) */
+  struct gasnete_threaddata *owner;  /* events are per thread (spec 1.8 3.3.2) */
 };
 
 struct gasnete_valget {
-  gasnete_counter_t ctr;
   uint32_t state;
   uint32_t nbytes;
   struct gasnete_valget *next;
   struct gasnete_threaddata *owner;
-  uint64_t buf; /* the fetched bytes (a Medium reply lands here) */
+  gex_Event_t ev; /* the get filling buf */
+  uint64_t buf;   /* the fetched bytes (a Medium reply lands here) */
 };
 
 typedef struct gasnete_threaddata {
@@ -115,10 +131,17 @@ static inline gasnete_threaddata_t *gasnete_mythread(void) {
 
 struct gasnete_handle *gasnete_handle_new(gasnete_threaddata_t *td, uint32_t state);
 void gasnete_handle_free(gasnete_threaddata_t *td, struct gasnete_handle *h);
+/* 1 when h's operation is complete (does not poll; a barrier instance may
+ * send its next round). */
+int gasnete_barrier_event_done(struct gasnete_handle *h);
+static inline int gasnete_event_done(struct gasnete_handle *h) {
+  return GASNETE_LIKELY(h->state != GASNETE_H_BAR) ? GASNETE_CTR_DONE(&h->ctr)
+                                                      : gasnete_barrier_event_done(h);
+}
 struct gasnete_valget *gasnete_valget_new(gasnete_threaddata_t *td);
 void gasnete_valget_free(gasnete_threaddata_t *td, struct gasnete_valget *v);
 
-/* ---- waiting (gasnete_sync.c): GASNET_BLOCKUNTIL's step, shaped by the
+/* ---- waiting (gasnete_event.c): GASNET_BLOCKUNTIL's step, shaped by the
  * wait mode of gasnet_set_waitmode (spec 3.6.2.1). cond may send AMs (the
  * barrier advances its rounds there): it is evaluated outside handlers. */
 void gasnete_wait_step(gasnetc_block_t *st);
@@ -131,6 +154,8 @@ void gasnete_wait_step(gasnetc_block_t *st);
 /* ---- process-wide state (gasnete_init.c), written once in gasnete_init ---- */
 typedef struct {
   int attached;
+  gex_TM_t tm0;            /* the primordial team: GASNet-1 node = its rank */
+  gex_TM_t pair;           /* TM-pair of EP 0: AMs addressed by job rank */
   gasnet_node_t mynode, nodes;
   gasnet_seginfo_t *seg;   /* [nodes] */
   size_t pipeline_bytes;   /* GASNET_EXT_PIPELINE_BYTES */
@@ -139,6 +164,10 @@ typedef struct {
   volatile int waitmode;   /* GASNET_WAIT_* */
 } gasnete_state_t;
 extern gasnete_state_t gasnete_g;
+
+/* The call named fname is a GASNet-1 one: its messages use GASNet-1's words
+ * (node, handle) rather than GASNet-EX's (rank, event). */
+#define GASNETE_IS_GASNET1(fname) (strncmp((fname), "gasnet_", 7) == 0)
 
 /* Print "GASNet error: <msg> (on node N of M)" and end the job (spec 3:
  * errors in the extended API are fatal). */
@@ -168,13 +197,47 @@ static inline void gasnete_check_remote(const char *fname, gasnet_node_t node,
 /* ---- transfers (gasnete_putget.c) ---------------------------------------- */
 /* Start the AMs of one operation, counted in c; node != mynode, nbytes > 0,
  * arguments already checked. May poll (and so run handlers) while the
- * operation has pipeline_bytes in flight. */
-void gasnete_put_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, void *src,
-                       size_t nbytes);
-void gasnete_get_start(gasnete_counter_t *c, void *dest, gasnet_node_t node, void *src,
-                       size_t nbytes);
-void gasnete_memset_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, int val,
-                          size_t nbytes);
+ * operation has pipeline_bytes in flight. immediate (GEX_FLAG_IMMEDIATE):
+ * return 1 with nothing sent when the first AM would have to wait for room
+ * (the window or the transport); once one AM is out the rest follow, as an
+ * operation that has begun must finish. Otherwise 0. */
+int gasnete_put_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, const void *src,
+                      size_t nbytes, int immediate);
+int gasnete_get_start(gasnete_counter_t *c, void *dest, gasnet_node_t node, void *src,
+                      size_t nbytes, int immediate);
+int gasnete_memset_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, int val,
+                         size_t nbytes, int immediate);
+
+/* ---- GASNet-EX RMA with the caller's name (gasnete_rma.c) ------------------
+ * gex_RMA_* are these with their own names; the GASNet-1 calls
+ * (gasnete_gasnet1.c) are these with theirs, so an error names the call the
+ * client made. op is GASNETE_OP_*; local is a put's source or a get's
+ * destination, remote the other end; val is memset's byte. */
+enum { GASNETE_OP_PUT, GASNETE_OP_GET, GASNETE_OP_MEMSET };
+int gasnete_rma_blocking(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank,
+                         void *local, void *remote, int val, size_t nbytes, gex_Flags_t flags);
+gex_Event_t gasnete_rma_nb(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank, void *local,
+                           void *remote, int val, size_t nbytes, gex_Event_t *lc_opt,
+                           gex_Flags_t flags);
+int gasnete_rma_nbi(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank, void *local,
+                    void *remote, int val, size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags);
+/* Value operations (spec 1.8 3.4.1.1: the 8*nbytes low-order bits, in this
+ * host's byte order). Fatal unless 0 < nbytes <= SIZEOF_GEX_RMA_VALUE_T. */
+void gasnete_val_check(const char *fname, size_t nbytes);
+void gasnete_val_to_bytes(void *p, gex_RMA_Value_t v, size_t n);
+gex_RMA_Value_t gasnete_val_from_bytes(const void *p, size_t n);
+
+/* ---- events, NBI with the caller's name (gasnete_event.c) ----------------- */
+int gasnete_event_test(const char *fname, gex_Event_t ev);
+void gasnete_event_wait(const char *fname, gex_Event_t ev);
+int gasnete_event_test_some(const char *fname, gex_Event_t *evs, size_t n);
+void gasnete_event_wait_some(const char *fname, gex_Event_t *evs, size_t n);
+int gasnete_event_test_all(const char *fname, gex_Event_t *evs, size_t n);
+void gasnete_event_wait_all(const char *fname, gex_Event_t *evs, size_t n);
+int gasnete_nbi_test(const char *fname, gex_EC_t mask);
+void gasnete_nbi_wait(const char *fname, gex_EC_t mask);
+void gasnete_region_begin(const char *fname);
+gex_Event_t gasnete_region_end(const char *fname);
 
 /* ---- what the core calls (strong references in core/) -------------------- */
 /* What the extended API gives the core (listed by conduit/<name>.c). */

@@ -7,8 +7,9 @@
  * gex_TM_Pair; fixed-payload AMs (Short/Medium/Long, request and reply,
  * 0..gex_AM_MaxArgs() arguments) with GEX_FLAG_IMMEDIATE and lc_opt;
  * gex_Token_Info; the AM limit queries; the gex_System_* queries;
- * gex_HSL_*; gasnet_QueryGexObjects. docs/api.md "GASNet-EX" lists what is
- * not there yet (RMA, events, NBI, negotiated-payload AMs, collectives).
+ * gex_HSL_*; gasnet_QueryGexObjects; RMA (put/get NB, NBI, blocking, value);
+ * events and NBI with access regions; gex_Coll_BarrierNB on the primordial
+ * team. docs/api.md "GASNet-EX" lists what is not there yet.
  *
  * gasnet.h and gasnetex.h include each other: either may be included first.
  */
@@ -245,6 +246,81 @@ extern int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t han
   }
 GASNETC_AM_FOREACH_M(GASNETC_EX_AM_FORMS)
 #undef GASNETC_EX_AM_FORMS
+
+/* ---- RMA (the description's "Extended API") ------------------------------------------
+ * Returns: the blocking and NBI calls non-zero, the NB calls GEX_EVENT_NO_OP,
+ * only when GEX_FLAG_IMMEDIATE was given and nothing could be sent now (the
+ * description's NOTE 1); otherwise 0 or a real event (GEX_EVENT_INVALID when
+ * already complete). Local memory (a put's src, a get's dest) may be anywhere;
+ * remote memory must lie in the peer's bound segment (fatal otherwise). A put
+ * is locally complete when its initiation returns (the payload has been
+ * copied or sent), so lc_opt pointers receive GEX_EVENT_INVALID. Flags:
+ * GEX_FLAG_IMMEDIATE, _PEER_NEVER_SELF, _PEER_NEVER_NBRHD; the
+ * [UNIMPLEMENTED] *_SEG_* flags are a fatal error naming the flag. */
+extern int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                               size_t nbytes, gex_Flags_t flags);
+/* lc_opt: GEX_EVENT_NOW, _DEFER or _GROUP. */
+extern int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                          size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags);
+/* lc_opt: GEX_EVENT_NOW, _DEFER or the address of a gex_Event_t. */
+extern gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags);
+extern int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
+                               size_t nbytes, gex_Flags_t flags);
+extern int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                          gex_Flags_t flags);
+extern gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
+                                 size_t nbytes, gex_Flags_t flags);
+/* Value forms: 0 < nbytes <= SIZEOF_GEX_RMA_VALUE_T; the low-order bytes. */
+extern gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src,
+                                              size_t nbytes, gex_Flags_t flags);
+extern int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest,
+                                  gex_RMA_Value_t value, size_t nbytes, gex_Flags_t flags);
+extern int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                             size_t nbytes, gex_Flags_t flags);
+extern gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest,
+                                    gex_RMA_Value_t value, size_t nbytes, gex_Flags_t flags);
+
+/* ---- events ---------------------------------------------------------------------------
+ * Test never polls (it returns GASNET_OK or GASNET_ERR_NOT_READY); Wait polls
+ * until done. An event is synchronized by the thread that initiated it (as
+ * GASNet-1 handles, spec 1.8 3.3.2). Completed events in an array are
+ * overwritten with GEX_EVENT_INVALID. flags must be 0. */
+extern int gex_Event_Test(gex_Event_t event);
+extern void gex_Event_Wait(gex_Event_t event);
+extern int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+extern void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+extern int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+extern void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+
+/* Event categories (one bit each). */
+typedef uint32_t gex_EC_t;
+#define GEX_EC_GET ((gex_EC_t)1u << 0)
+#define GEX_EC_PUT ((gex_EC_t)1u << 1)
+#define GEX_EC_AM  ((gex_EC_t)1u << 2)
+#define GEX_EC_LC  ((gex_EC_t)1u << 3)
+#define GEX_EC_RMW ((gex_EC_t)1u << 4)
+#define GEX_EC_ALL ((gex_EC_t)0x1fu)
+/* The leaf of category event_category (one bit, not GEX_EC_ALL) of root.
+ * Local completion (GEX_EC_LC) happens before an initiation returns here,
+ * so that leaf is GEX_EVENT_INVALID, which the description allows for an
+ * event that "has already happened". */
+extern gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category);
+
+/* ---- implicit events (NBI) --------------------------------------------------------------
+ * This thread's NBI operations of the categories in event_mask; inside an
+ * access region they are erroneous (as GASNet-1's, spec 1.8 3.3.6.1). */
+extern int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags);
+extern void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags);
+/* The same regions as gasnet_begin/end_nbi_accessregion; flags must be 0. */
+extern void gex_NBI_BeginAccessRegion(gex_Flags_t flags);
+extern gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
+
+/* ---- collectives: the barrier of the primordial team -------------------------------------
+ * Several may be in flight; each completes when every rank has called it
+ * (the same number of times). Not concurrent with a GASNet-1 barrier (the
+ * description, "Collectives"). flags must be 0. */
+extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
 
 /* ---- system queries --------------------------------------------------------------- */
 gex_Rank_t gex_System_QueryJobRank(void);

@@ -1,0 +1,232 @@
+/*
+ * gasnete_rma.c - GASNet-EX remote memory access (the description's
+ * "Extended API"): put and get in blocking, NB (explicit event) and NBI
+ * (implicit event) forms, value forms, and GASNet-1's memset, all over the
+ * protocol of gasnete_putget.c.
+ *
+ * Each shape is one function taking the caller's public name, so the
+ * gex_RMA_* calls below and the GASNet-1 calls of gasnete_gasnet1.c share
+ * every line and an error still names the call the client made.
+ *
+ * What the description leaves to us, decided here:
+ *  - A put is locally complete when its initiation returns: the core has
+ *    copied its payload, or sent it, before a request returns. So
+ *    GEX_EVENT_NOW, _DEFER and _GROUP cost nothing, and an lc_opt pointer
+ *    receives GEX_EVENT_INVALID ("already complete").
+ *  - GEX_FLAG_IMMEDIATE refuses (returns non-zero / GEX_EVENT_NO_OP, nothing
+ *    sent) only when the first AM of the operation would wait: for the
+ *    pipeline window or for the transport (gasnete_put_start).
+ *  - A rank that is this process is a memmove/memset, complete at once.
+ *  - nbytes == 0 is complete at once, whatever the addresses.
+ */
+#include <string.h>
+
+#include "gasnete_internal.h"
+
+/* Flags an RMA call accepts; PEER_NEVER_* are hints we need not use. */
+#define GASNETE_RMA_FLAGS \
+  (GEX_FLAG_IMMEDIATE | GEX_FLAG_PEER_NEVER_SELF | GEX_FLAG_PEER_NEVER_NBRHD)
+#define GASNETE_SEG_FLAGS                                                         \
+  (GEX_FLAG_SELF_SEG_UNKNOWN | GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_SELF_SEG_SOME | \
+   GEX_FLAG_PEER_SEG_SOME | GEX_FLAG_SELF_SEG_BOUND | GEX_FLAG_PEER_SEG_BOUND |    \
+   GEX_FLAG_SELF_SEG_OFFSET | GEX_FLAG_PEER_SEG_OFFSET)
+
+static void gasnete_rma_bad_flags(const char *fname, gex_Flags_t flags)
+    __attribute__((noreturn, cold));
+static void gasnete_rma_bad_flags(const char *fname, gex_Flags_t flags) {
+  if (flags & GASNETE_SEG_FLAGS)
+    gasnete_fatal("%s: flags %#x include a GEX_FLAG_*_SEG_* flag, which the description "
+                  "marks [UNIMPLEMENTED]", fname, (unsigned)flags);
+  gasnete_fatal("%s: flags %#x: an RMA call takes only GEX_FLAG_IMMEDIATE, "
+                "GEX_FLAG_PEER_NEVER_SELF and GEX_FLAG_PEER_NEVER_NBRHD", fname, (unsigned)flags);
+}
+
+/* The job rank of (tm, rank), with the checks every call shares. */
+static inline gasnet_node_t gasnete_rma_node(const char *fname, gex_TM_t tm, gex_Rank_t rank,
+                                             gex_Flags_t flags) {
+  if (GASNETE_UNLIKELY(flags & ~GASNETE_RMA_FLAGS)) gasnete_rma_bad_flags(fname, flags);
+  if (GASNETE_UNLIKELY(!gasnete_g.attached)) gasnetc_not_ready(fname, 1);
+  gex_Rank_t node = gasnetc_tm_rank_fast(tm, rank, gasnete_g.nodes);
+  if (GASNETE_LIKELY(node != GEX_RANK_INVALID)) return node;
+  if (GASNETE_IS_GASNET1(fname)) /* in GASNet-1's words */
+    gasnete_fatal("%s: node %u does not exist (the job has %u nodes)", fname, (unsigned)rank,
+                  (unsigned)gasnete_g.nodes);
+  return gasnetc_tm_jobrank(tm, rank, fname);
+}
+
+enum { GASNETE_RMA_DONE = 0, GASNETE_RMA_STARTED, GASNETE_RMA_REFUSED };
+
+/* Checks, loopback, then the AMs on counter c (unused unless STARTED). */
+static inline int gasnete_rma(const char *fname, int op, gasnete_counter_t *c,
+                              gasnet_node_t node, void *local, void *remote, int val,
+                              size_t nbytes, gex_Flags_t flags) {
+  if (GASNETE_UNLIKELY(nbytes == 0)) return GASNETE_RMA_DONE;
+  gasnete_check_remote(fname, node, remote, nbytes,
+                       op == GASNETE_OP_GET ? "source" : "destination");
+  if (node == gasnete_g.mynode) {
+    if (op == GASNETE_OP_PUT) memmove(remote, local, nbytes);
+    else if (op == GASNETE_OP_GET) memmove(local, remote, nbytes);
+    else memset(remote, val, nbytes);
+    return GASNETE_RMA_DONE;
+  }
+  const int imm = (flags & GEX_FLAG_IMMEDIATE) != 0;
+  int refused = op == GASNETE_OP_PUT   ? gasnete_put_start(c, node, remote, local, nbytes, imm)
+                : op == GASNETE_OP_GET ? gasnete_get_start(c, local, node, remote, nbytes, imm)
+                                       : gasnete_memset_start(c, node, remote, val, nbytes, imm);
+  return refused ? GASNETE_RMA_REFUSED : GASNETE_RMA_STARTED;
+}
+
+/* lc_opt of a put: NOW, DEFER, or (NB) an event pointer / (NBI) GROUP. */
+static inline void gasnete_rma_lc(const char *fname, int nbi, gex_Event_t *lc_opt) {
+  if (lc_opt == GEX_EVENT_NOW || lc_opt == GEX_EVENT_DEFER) return;
+  if (nbi && lc_opt == GEX_EVENT_GROUP) return;
+  if (GASNETE_UNLIKELY(!lc_opt || nbi || lc_opt == GEX_EVENT_GROUP))
+    gasnete_fatal("%s: lc_opt %p: pass GEX_EVENT_NOW, GEX_EVENT_DEFER or %s (the description, "
+                  "Extended API NOTE 2%s)", fname, (void *)lc_opt,
+                  nbi ? "GEX_EVENT_GROUP" : "the address of a gex_Event_t", nbi ? "a" : "b");
+  *lc_opt = GEX_EVENT_INVALID; /* complete: see the top of this file */
+}
+
+int gasnete_rma_blocking(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank,
+                         void *local, void *remote, int val, size_t nbytes, gex_Flags_t flags) {
+  gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
+  gasnete_counter_t c = { 0 };
+  int rc = gasnete_rma(fname, op, &c, node, local, remote, val, nbytes, flags);
+  if (rc == GASNETE_RMA_STARTED) GASNETE_WAIT_UNTIL(GASNETE_CTR_DONE(&c));
+  return rc == GASNETE_RMA_REFUSED;
+}
+
+gex_Event_t gasnete_rma_nb(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank, void *local,
+                           void *remote, int val, size_t nbytes, gex_Event_t *lc_opt,
+                           gex_Flags_t flags) {
+  gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
+  if (op != GASNETE_OP_GET) gasnete_rma_lc(fname, 0, lc_opt);
+  if (nbytes == 0 || node == gasnete_g.mynode) {
+    gasnete_rma(fname, op, NULL, node, local, remote, val, nbytes, flags);
+    return GEX_EVENT_INVALID;
+  }
+  gasnete_threaddata_t *td = gasnete_mythread();
+  struct gasnete_handle *h = gasnete_handle_new(td, GASNETE_H_NB);
+  int rc = gasnete_rma(fname, op, &h->ctr, node, local, remote, val, nbytes, flags);
+  if (rc == GASNETE_RMA_STARTED && !GASNETE_CTR_DONE(&h->ctr)) return h;
+  gasnete_handle_free(td, h); /* refused, or complete already (the send may poll) */
+  return rc == GASNETE_RMA_REFUSED ? GEX_EVENT_NO_OP : GEX_EVENT_INVALID;
+}
+
+/* Where the calling thread counts an NBI operation: its open access
+ * region, else its gets or its puts (memset is a put, spec 1.8 3.3.4.1). */
+static inline gasnete_counter_t *gasnete_nbi_counter(int isget) {
+  gasnete_threaddata_t *td = gasnete_mythread();
+  if (td->region) return &td->region->ctr;
+  return isget ? &td->nbi_gets : &td->nbi_puts;
+}
+
+int gasnete_rma_nbi(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank, void *local,
+                    void *remote, int val, size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags) {
+  gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
+  if (op != GASNETE_OP_GET) gasnete_rma_lc(fname, 1, lc_opt);
+  if (nbytes == 0) return 0;
+  gasnete_counter_t *c = node == gasnete_g.mynode ? NULL : gasnete_nbi_counter(op == GASNETE_OP_GET);
+  return gasnete_rma(fname, op, c, node, local, remote, val, nbytes, flags) ==
+         GASNETE_RMA_REFUSED;
+}
+
+/* ---- value operations --------------------------------------------------------
+ * Spec 1.8 3.4.1.1 / 3.4.2.1: the bytes are the 8*nbytes low-order bits of
+ * the value in this host's byte order for an nbytes-wide integer, and a
+ * fetched value is zero-extended: on a big-endian host the low-order bytes
+ * are the last ones of the value. */
+void gasnete_val_check(const char *fname, size_t nbytes) {
+  if (GASNETE_UNLIKELY(nbytes == 0 || nbytes > SIZEOF_GEX_RMA_VALUE_T))
+    gasnete_fatal("%s: nbytes = %zu; value operations need 0 < nbytes <= %s = %d "
+                  "(spec 1.8 3.4)", fname, nbytes,
+                  GASNETE_IS_GASNET1(fname) ? "SIZEOF_GASNET_REGISTER_VALUE_T"
+                                            : "SIZEOF_GEX_RMA_VALUE_T",
+                  SIZEOF_GEX_RMA_VALUE_T);
+}
+void gasnete_val_to_bytes(void *p, gex_RMA_Value_t v, size_t n) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  memcpy(p, (char *)&v + sizeof v - n, n);
+#else
+  memcpy(p, &v, n);
+#endif
+}
+gex_RMA_Value_t gasnete_val_from_bytes(const void *p, size_t n) {
+  gex_RMA_Value_t v = 0;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  memcpy((char *)&v + sizeof v - n, p, n);
+#else
+  memcpy(&v, p, n);
+#endif
+  return v;
+}
+
+/* ---- the GASNet-EX calls ------------------------------------------------------ */
+
+int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                        size_t nbytes, gex_Flags_t flags) {
+  return gasnete_rma_blocking("gex_RMA_PutBlocking", GASNETE_OP_PUT, tm, rank, (void *)src,
+                              dest, 0, nbytes, flags);
+}
+int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                   gex_Event_t *lc_opt, gex_Flags_t flags) {
+  return gasnete_rma_nbi("gex_RMA_PutNBI", GASNETE_OP_PUT, tm, rank, (void *)src, dest, 0,
+                         nbytes, lc_opt, flags);
+}
+gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                          size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags) {
+  return gasnete_rma_nb("gex_RMA_PutNB", GASNETE_OP_PUT, tm, rank, (void *)src, dest, 0, nbytes,
+                        lc_opt, flags);
+}
+int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                        gex_Flags_t flags) {
+  return gasnete_rma_blocking("gex_RMA_GetBlocking", GASNETE_OP_GET, tm, rank, dest, src, 0,
+                              nbytes, flags);
+}
+int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                   gex_Flags_t flags) {
+  return gasnete_rma_nbi("gex_RMA_GetNBI", GASNETE_OP_GET, tm, rank, dest, src, 0, nbytes, NULL,
+                         flags);
+}
+gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                          gex_Flags_t flags) {
+  return gasnete_rma_nb("gex_RMA_GetNB", GASNETE_OP_GET, tm, rank, dest, src, 0, nbytes, NULL,
+                        flags);
+}
+
+gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes,
+                                       gex_Flags_t flags) {
+  uint64_t buf = 0;
+  gasnete_val_check("gex_RMA_GetBlockingVal", nbytes);
+  if (flags & GEX_FLAG_IMMEDIATE) /* a value has no "no op" return: wait instead */
+    flags &= ~GEX_FLAG_IMMEDIATE;
+  gasnete_rma_blocking("gex_RMA_GetBlockingVal", GASNETE_OP_GET, tm, rank, &buf, src, 0,
+                       nbytes, flags);
+  return gasnete_val_from_bytes(&buf, nbytes);
+}
+/* The value's bytes live on this stack frame: the core has copied them
+ * when the request returns, so every shape may return at once. */
+int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                           size_t nbytes, gex_Flags_t flags) {
+  uint64_t buf;
+  gasnete_val_check("gex_RMA_PutBlockingVal", nbytes);
+  gasnete_val_to_bytes(&buf, value, nbytes);
+  return gasnete_rma_blocking("gex_RMA_PutBlockingVal", GASNETE_OP_PUT, tm, rank, &buf, dest,
+                              0, nbytes, flags);
+}
+int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                      size_t nbytes, gex_Flags_t flags) {
+  uint64_t buf;
+  gasnete_val_check("gex_RMA_PutNBIVal", nbytes);
+  gasnete_val_to_bytes(&buf, value, nbytes);
+  return gasnete_rma_nbi("gex_RMA_PutNBIVal", GASNETE_OP_PUT, tm, rank, &buf, dest, 0, nbytes,
+                         GEX_EVENT_NOW, flags);
+}
+gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
+                             size_t nbytes, gex_Flags_t flags) {
+  uint64_t buf;
+  gasnete_val_check("gex_RMA_PutNBVal", nbytes);
+  gasnete_val_to_bytes(&buf, value, nbytes);
+  return gasnete_rma_nb("gex_RMA_PutNBVal", GASNETE_OP_PUT, tm, rank, &buf, dest, 0, nbytes,
+                        GEX_EVENT_NOW, flags);
+}
