@@ -1,6 +1,7 @@
 /*
  * gasnetc_host.c - which nodes share this host's CPUs, and the wait policy
- * that follows from it.
+ * that follows from it; the job's hosts, as gasnet_getNodeInfo and
+ * GASNet-EX's neighbourhood and host queries report them.
  *
  * A blocked thread (GASNET_BLOCKUNTIL, and through it every blocking call
  * of the extended API) polls for GASNET_SPIN_USEC before it sleeps in the
@@ -113,6 +114,25 @@ static void gasnetc_host_number(const void *all, size_t stride) {
     }
   }
   free(slot);
+  gasnetc_g.nhosts = hosts;
+}
+
+/* The members of this node's host, in rank order: one pass over host_of.
+ * Built once, at init, so the queries need no lock in PAR mode. */
+static void gasnetc_host_members(void) {
+  gasnet_node_t mine = gasnetc_g.host_of[gasnetc_g.mynode], size = 0;
+  for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++) size += gasnetc_g.host_of[i] == mine;
+  gasnetc_g.host_members = malloc(sizeof *gasnetc_g.host_members * size);
+  if (!gasnetc_g.host_members)
+    gasnetc_fatal("gasnet_init: out of memory for the %u members of this host", (unsigned)size);
+  gasnet_node_t k = 0;
+  for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++) {
+    if (gasnetc_g.host_of[i] != mine) continue;
+    if (i == gasnetc_g.mynode) gasnetc_g.host_index = k;
+    gasnetc_g.host_members[k++].gex_jobrank = i;
+  }
+  gasnetc_g.host_size = size;
+  gasnetc_g.nbrhd_self.gex_jobrank = gasnetc_g.mynode;
 }
 
 void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride) {
@@ -127,6 +147,7 @@ void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t 
     CPU_OR(&cpus, &cpus, &theirs);
   }
   gasnetc_host_number(all, stride);
+  gasnetc_host_members();
   gasnetc_g.host_nodes = nodes;
   gasnetc_g.host_cpus = (unsigned)CPU_COUNT(&cpus);
   gasnetc_g.polite = gasnetc_g.host_nodes > gasnetc_g.host_cpus;
@@ -146,4 +167,40 @@ int gasnet_getNodeInfo(gasnet_nodeinfo_t *table, int numentries) {
     table[i].supernode = i;
   }
   return GASNET_OK;
+}
+
+/* ---- neighbourhood and host (GASNet-EX, [EXPERIMENTAL] in the description) ---
+ * Same init check as gasnet_getNodeInfo: the tables exist from gasnet_init
+ * on. A neighbourhood is the processes that share memory through GASNet;
+ * with no shared-memory transport yet each process is alone in its own, so
+ * there are as many neighbourhoods as ranks and a rank's is numbered by its
+ * job rank, as gasnet_getNodeInfo's supernode is. When issue 13's
+ * shared-memory transport lands, the neighbourhood grows to the ranks of a
+ * host that share memory (at most GASNET_SUPERNODE_MAXSIZE of them), and
+ * these queries and the supernode must change together. */
+void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                               gex_Rank_t *my_info_index_p) {
+  GASNETC_CHECK_INITED("gex_System_QueryNbrhdInfo");
+  if (info_p) *info_p = &gasnetc_g.nbrhd_self;
+  if (info_count_p) *info_count_p = 1;
+  if (my_info_index_p) *my_info_index_p = 0;
+}
+
+void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                              gex_Rank_t *my_info_index_p) {
+  GASNETC_CHECK_INITED("gex_System_QueryHostInfo");
+  if (info_p) *info_p = gasnetc_g.host_members;
+  if (info_count_p) *info_count_p = gasnetc_g.host_size;
+  if (my_info_index_p) *my_info_index_p = gasnetc_g.host_index;
+}
+
+/* Hosts are numbered in order of their lowest rank (host_of), so every rank
+ * of a host gets the same host_set_rank, and different hosts different ones. */
+void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size_p, gex_Rank_t *nbrhd_set_rank_p,
+                                gex_Rank_t *host_set_size_p, gex_Rank_t *host_set_rank_p) {
+  GASNETC_CHECK_INITED("gex_System_QueryMyPosition");
+  if (nbrhd_set_size_p) *nbrhd_set_size_p = gasnetc_g.nodes;
+  if (nbrhd_set_rank_p) *nbrhd_set_rank_p = gasnetc_g.mynode;
+  if (host_set_size_p) *host_set_size_p = gasnetc_g.nhosts;
+  if (host_set_rank_p) *host_set_rank_p = gasnetc_g.host_of[gasnetc_g.mynode];
 }

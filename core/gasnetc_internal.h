@@ -147,6 +147,12 @@ typedef struct gasnetc_client {
   /* gasnet_getNodeInfo: each node's host, numbered 0.. in order of each
    * host's lowest node (a host: one kernel and one network namespace). */
   gasnet_node_t *host_of;     /* [nodes] */
+  gasnet_node_t nhosts;       /* hosts in the job (gex_System_QueryMyPosition) */
+  /* gex_System_QueryHostInfo: the nodes of this node's host by increasing
+   * rank, and this node's index among them; built with host_of. */
+  struct gasnetc_rankinfo *host_members; /* [host_size] */
+  gasnet_node_t host_size, host_index;
+  struct gasnetc_rankinfo nbrhd_self; /* gex_System_QueryNbrhdInfo: just this node */
 
   /* Exit (gasnetc_init.c). */
   volatile int exiting;       /* this process is in its exit path */
@@ -233,7 +239,8 @@ void gasnetc_addr_final(const gasnetc_addr_rec_t *addrs, const gasnetc_host_rec_
                         const gasnetc_host_rec_t *myhost);
 void gasnetc_addr_get(struct sockaddr_storage *addr, socklen_t *len);
 /* From every node's record (node i's at all + i*stride): set host_nodes,
- * host_cpus, polite and host_of. */
+ * host_cpus, polite, host_of, nhosts and the neighbourhood and host
+ * member lists. */
 void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride);
 
 /* ---- statistics (gasnetc_stats.c) -------------------------------------- */

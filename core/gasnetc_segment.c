@@ -127,3 +127,60 @@ int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries) {
   for (int i = 0; i < n; i++) seginfo_table[i] = gasnetc_g.ep0.peer_seg[i];
   return GASNET_OK;
 }
+
+/* ---- the bound segment of (tm, rank), GASNet-EX ---------------------------
+ * EP 0's table holds every rank's primordial segment from the attach on,
+ * and the caller's own is bound before the exchange: no query needs to
+ * communicate. A segment never has size 0, so size 0 (GASNet-1's segsize
+ * 0, or no attach yet: peer_seg is NULL before gasnet_attach/
+ * gex_Client_Init, zeros before the segments are exchanged) is "no bound
+ * segment". Returns 1 and fills *out when there is one. */
+static int gasnetc_bound_segment(const char *fname, gex_TM_t tm, gex_Rank_t rank,
+                                 gex_Flags_t flags, gasnet_seginfo_t *out, void **localaddr) {
+  GASNETC_CHECK_INITED(fname);
+  gasnet_node_t node = gasnetc_tm_jobrank(tm, rank, fname);
+  /* We would be allowed here; a program that relies on it would hang or
+   * fail on an implementation that communicates for remote ranks. */
+  if (!(flags & GEX_FLAG_IMMEDIATE) &&
+      GASNETC_UNLIKELY(gasnetc_thread.token || gasnetc_thread.hsl_depth))
+    gasnetc_fatal("%s: called %s without GEX_FLAG_IMMEDIATE (the description allows it there "
+                  "only with the flag)", fname,
+                  gasnetc_thread.token ? "inside an AM handler" : "holding an HSL");
+  const gasnetc_segment_t *own = gasnetc_g.ep0.seg;
+  if (node == gasnetc_g.mynode) {
+    if (!own || own->size == 0) return 0;
+    out->addr = own->addr;
+    out->size = own->size;
+    *localaddr = own->addr;
+    return 1;
+  }
+  const gasnet_seginfo_t *peer = gasnetc_g.ep0.peer_seg;
+  if (!peer || peer[node].size == 0) return 0;
+  *out = peer[node];
+  *localaddr = NULL; /* no shared-memory mapping of other ranks' segments yet */
+  return 1;
+}
+
+gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p,
+                                       void **localaddr_p, uintptr_t *size_p, gex_Flags_t flags) {
+  gasnet_seginfo_t s = {NULL, 0};
+  void *local = NULL;
+  gasnetc_bound_segment("gex_EP_QueryBoundSegmentNB", tm, rank, flags, &s, &local);
+  /* Unsuccessful: the description asks only for size 0; NULLs are kinder. */
+  if (owneraddr_p) *owneraddr_p = s.addr;
+  if (localaddr_p) *localaddr_p = local;
+  if (size_p) *size_p = s.size;
+  return GEX_EVENT_INVALID; /* complete: nothing was sent */
+}
+
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                           uintptr_t *size_p) {
+  gasnet_seginfo_t s;
+  void *local;
+  if (!gasnetc_bound_segment("gex_Segment_QueryBound", tm, rank, 0, &s, &local))
+    return GASNET_ERR_RESOURCE; /* outputs untouched, as the description says */
+  if (owneraddr_p) *owneraddr_p = s.addr;
+  if (localaddr_p) *localaddr_p = local;
+  if (size_p) *size_p = s.size;
+  return GASNET_OK;
+}

@@ -64,6 +64,9 @@
 #define GASNET_CONDUIT_NAME_STR "UDP-or-TCP"
 #define GASNET_CORE_NAME UDP_or_TCP
 #endif
+/* A bare token clients only stringify (TEST_PRINT_CONDUITINFO): "2026.11"
+ * for release 2026.11.0. Not a number to compare (2026.9 > 2026.11 as a
+ * float): compare GASNET_RELEASE_VERSION_* instead. */
 #define GASNET_CORE_VERSION GASNET_RELEASE_VERSION_MAJOR.GASNET_RELEASE_VERSION_MINOR
 
 #if (defined(GASNET_SEGMENT_FAST) + defined(GASNET_SEGMENT_LARGE) + \

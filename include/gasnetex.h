@@ -6,10 +6,12 @@
  * the client, segment, EP and team queries and CData; gex_EP_RegisterHandlers;
  * gex_TM_Pair; fixed-payload AMs (Short/Medium/Long, request and reply,
  * 0..gex_AM_MaxArgs() arguments) with GEX_FLAG_IMMEDIATE and lc_opt;
- * gex_Token_Info; the AM limit queries; the gex_System_* queries;
- * gex_HSL_*; gasnet_QueryGexObjects; RMA (put/get NB, NBI, blocking, value);
- * events and NBI with access regions; gex_Coll_BarrierNB on the primordial
- * team. docs/api.md "GASNet-EX" lists what is not there yet.
+ * gex_Token_Info; the AM limit queries; the bound-segment queries
+ * (gex_EP_QueryBoundSegmentNB, gex_Segment_QueryBound); the gex_System_*
+ * queries, neighbourhood and host among them; gex_HSL_*;
+ * gasnet_QueryGexObjects; RMA (put/get NB, NBI, blocking, value); events
+ * and NBI with access regions; gex_Coll_BarrierNB on the primordial team.
+ * docs/api.md "GASNet-EX" lists what is not there yet.
  *
  * gasnet.h and gasnetex.h include each other: either may be included first.
  */
@@ -114,6 +116,21 @@ gex_Client_t gex_Segment_QueryClient(gex_Segment_t seg);
 gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg);
 void *gex_Segment_QueryAddr(gex_Segment_t seg);
 uintptr_t gex_Segment_QuerySize(gex_Segment_t seg);
+/* The bound segment of the EP (tm, rank) names; tm may be a TM-pair, rank
+ * must exist (GEX_RANK_INVALID is fatal). Every rank's segment is known here
+ * since gex_Segment_Attach (or gasnet_attach), so the query never
+ * communicates: it returns GEX_EVENT_INVALID, outputs already written.
+ * localaddr is non-NULL only for the caller's own segment (no shared-memory
+ * mapping of peers' segments yet). No bound segment (before the attach, or
+ * GASNet-1's segsize 0): *size_p = 0, *owneraddr_p = *localaddr_p = NULL.
+ * Without GEX_FLAG_IMMEDIATE it is fatal in an AM handler or holding an HSL
+ * (the description allows it there only with the flag). */
+gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p,
+                                       void **localaddr_p, uintptr_t *size_p, gex_Flags_t flags);
+/* [DEPRECATED since spec 0.13] The same query: 0, or GASNET_ERR_RESOURCE
+ * with the outputs untouched when (tm, rank) has no bound segment. */
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                           uintptr_t *size_p);
 
 /* ---- teams and endpoints ----------------------------------------------------- */
 gex_Client_t gex_TM_QueryClient(gex_TM_t tm);
@@ -328,6 +345,26 @@ gex_Rank_t gex_System_QueryJobSize(void);
 int gex_System_GetVerboseErrors(void);
 void gex_System_SetVerboseErrors(int enable);
 uint64_t gex_System_QueryMaxThreads(void);
+
+/* Neighbourhood (the processes that share memory through GASNet) and host
+ * (one kernel and one network namespace: gasnet_getNodeInfo's host).
+ * [EXPERIMENTAL] in the description. Every output pointer may be NULL. The
+ * arrays hold one entry per member, by increasing gex_jobrank, and belong
+ * to the library: never write or free them. Legal from gasnet_init (or
+ * gex_Client_Init) on. Until the shared-memory transport exists every
+ * process is a neighbourhood of its own. */
+struct gasnetc_rankinfo {
+  gex_Rank_t gex_jobrank;
+};
+typedef const struct gasnetc_rankinfo gex_RankInfo_t;
+void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                               gex_Rank_t *my_info_index_p);
+void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                              gex_Rank_t *my_info_index_p);
+/* The number of neighbourhoods (hosts) in the job and the caller's among
+ * them, in [0, size): the same for every member, different between sets. */
+void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size_p, gex_Rank_t *nbrhd_set_rank_p,
+                                gex_Rank_t *host_set_size_p, gex_Rank_t *host_set_rank_p);
 
 /* ---- handler-safe locks: the same objects as gasnet_hsl_t ------------------------- */
 typedef gasnet_hsl_t gex_HSL_t;

@@ -4,12 +4,16 @@
 # conduits: udp tcp
 #  1. a program compiled against the installed gasnet_config.h (alone, and
 #     through gasnet.h) with `#if` on GASNET_RELEASE_VERSION_MAJOR/MINOR/PATCH
-#     accepts ">= 1.18.0" (and ">= 1.20.0") and runs, printing 1.20.0; asking
-#     for ">= 1.20.1", ">= 1.21.0" or ">= 2.0.0" is a compile error;
-#  2. pkg-config: --modversion is 1.20.0 for every mode, --atleast-version=1.18.0
-#     succeeds and --atleast-version=1.21.0 fails;
+#     accepts ">= 1.18.0" (GASNet-1-era clients), ">= 2000.0.0" (any GASNet-EX
+#     release) and ">= 2026.11.0", and runs, printing 2026.11.0; asking for
+#     ">= 2026.11.1", ">= 2026.12.0" or ">= 2027.1.0" is a compile error;
+#  1b. the release is a GASNet-EX one (YEAR.MONTH.PATCH: MAJOR >= 2000, MINOR
+#     a month) in gasnet.h, gasnetex.h and gasnet_tools.h alike, while the
+#     spec versions stay GASNET_SPEC 1.8, GEX_SPEC 0.17, GASNETT_SPEC 1.20;
+#  2. pkg-config: --modversion is 2026.11.0 for every mode,
+#     --atleast-version=1.18.0 and =2026.11.0 succeed, =2026.12.0 fails;
 #  3. the installed gasnetrun_$CONDUIT --version (and -V) prints
-#     "gasnetrun (gasnet-ethernet) 1.20.0" and the conduits, exit 0;
+#     "gasnetrun (gasnet-ethernet) 2026.11.0" and the conduits, exit 0;
 #  4. every installed header compiles after gasnet.h, and alone (unless it
 #     is a part of gasnet.h whose own #error says to include gasnet.h), in a
 #     C++17 translation unit (g++ -std=c++17 -fsyntax-only, GASNET_SEQ and
@@ -19,7 +23,7 @@ set -u -o pipefail
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/install/common.sh"
 install_tree
-VERSION=1.20.0
+VERSION=2026.11.0
 CC=${CC:-cc} CXX=${CXX:-g++}
 inc="$PREFIX/include"
 
@@ -56,16 +60,50 @@ conftest() {
 }
 for how in "" -DVIA_GASNET_H; do
   src=${how:+gasnet.h}; src=${src:-gasnet_config.h}
-  for want in "1 18 0" "1 20 0"; do
+  for want in "1 18 0" "2000 0 0" "2026 11 0"; do
     got=$(conftest "$how" $want)
     if [ "$got" = $VERSION ]; then echo "ok: $src: >= ${want// /.} accepted, version $got"
     else echo "FAIL: $src: >= ${want// /.} not accepted (got '$got')"; cat "$TMP/conftest.err"; fails=$((fails + 1)); fi
   done
-  for want in "1 20 1" "1 21 0" "2 0 0"; do
+  for want in "2026 11 1" "2026 12 0" "2027 1 0"; do
     if conftest "$how" $want >/dev/null; then echo "FAIL: $src: >= ${want// /.} accepted"; fails=$((fails + 1))
     else echo "ok: $src: >= ${want// /.} refused: $(grep -o '#error.*' "$TMP/conftest.err" | head -1)"; fi
   done
 done
+
+echo "== 1b. a GASNet-EX release; the spec versions unchanged"
+cat > "$TMP/exrel.c" <<'C'
+#include <stdio.h>
+#include <gasnet.h>
+#include <gasnetex.h>
+#include <gasnet_tools.h>
+#if GASNET_RELEASE_VERSION_MAJOR < 2000
+#error "GASNET_RELEASE_VERSION_MAJOR < 2000: a GASNet-1 release number, not YEAR.MONTH.PATCH"
+#endif
+#if GASNET_RELEASE_VERSION_MINOR < 1 || GASNET_RELEASE_VERSION_MINOR > 12
+#error "GASNET_RELEASE_VERSION_MINOR is not a month"
+#endif
+#if GASNETT_RELEASE_VERSION_MAJOR != GASNET_RELEASE_VERSION_MAJOR || \
+    GASNETT_RELEASE_VERSION_MINOR != GASNET_RELEASE_VERSION_MINOR || \
+    GASNETT_RELEASE_VERSION_PATCH != GASNET_RELEASE_VERSION_PATCH
+#error "gasnet_tools.h names another release than gasnet.h"
+#endif
+#define S_(x) #x
+#define S(x) S_(x)
+int main(void) {
+  printf("release %d.%d.%d tools %d.%d.%d core %s; specs GASNET %d.%d GEX %d.%d GASNETT %d.%d\n",
+         GASNET_RELEASE_VERSION_MAJOR, GASNET_RELEASE_VERSION_MINOR, GASNET_RELEASE_VERSION_PATCH,
+         GASNETT_RELEASE_VERSION_MAJOR, GASNETT_RELEASE_VERSION_MINOR,
+         GASNETT_RELEASE_VERSION_PATCH, S(GASNET_CORE_VERSION), GASNET_SPEC_VERSION_MAJOR,
+         GASNET_SPEC_VERSION_MINOR, GEX_SPEC_VERSION_MAJOR, GEX_SPEC_VERSION_MINOR,
+         GASNETT_SPEC_VERSION_MAJOR, GASNETT_SPEC_VERSION_MINOR);
+  return 0;
+}
+C
+want="release $VERSION tools $VERSION core ${VERSION%.*}; specs GASNET 1.8 GEX 0.17 GASNETT 1.20"
+if got=$($CC -I"$inc" -I"$inc/$CONDUIT-conduit" -DGASNET_SEQ "$TMP/exrel.c" -o "$TMP/exrel" 2>"$TMP/exrel.err" && "$TMP/exrel") &&
+   [ "$got" = "$want" ]; then echo "ok: $got"
+else echo "FAIL: got '${got:-}', want '$want'"; cat "$TMP/exrel.err"; fails=$((fails + 1)); fi
 
 echo "== 2. pkg-config versions"
 export PKG_CONFIG_PATH="$PCDIR"
@@ -74,10 +112,12 @@ for mode in seq parsync par; do
   [ "$v" = $VERSION ] && echo "ok: gasnet-$CONDUIT-$mode --modversion $v" \
     || { echo "FAIL: gasnet-$CONDUIT-$mode --modversion '$v'"; fails=$((fails + 1)); }
 done
-if pkg-config --atleast-version=1.18.0 gasnet-$CONDUIT-seq; then echo "ok: --atleast-version=1.18.0 gasnet-$CONDUIT-seq succeeds"
-else echo "FAIL: --atleast-version=1.18.0"; fails=$((fails + 1)); fi
-if pkg-config --atleast-version=1.21.0 gasnet-$CONDUIT-seq; then echo "FAIL: --atleast-version=1.21.0 succeeds"; fails=$((fails + 1))
-else echo "ok: --atleast-version=1.21.0 gasnet-$CONDUIT-seq fails"; fi
+for v in 1.18.0 $VERSION; do
+  if pkg-config --atleast-version=$v gasnet-$CONDUIT-seq; then echo "ok: --atleast-version=$v gasnet-$CONDUIT-seq succeeds"
+  else echo "FAIL: --atleast-version=$v"; fails=$((fails + 1)); fi
+done
+if pkg-config --atleast-version=2026.12.0 gasnet-$CONDUIT-seq; then echo "FAIL: --atleast-version=2026.12.0 succeeds"; fails=$((fails + 1))
+else echo "ok: --atleast-version=2026.12.0 gasnet-$CONDUIT-seq fails"; fi
 
 echo "== 3. gasnetrun_$CONDUIT --version"
 for opt in --version -V; do

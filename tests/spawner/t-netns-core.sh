@@ -5,7 +5,9 @@
 # t_amstress: AM storms between all pairs) started by gasnetrun over ssh from
 # namespace A onto two addresses of A and two of B, for both conduits (udp,
 # tcp). The ranks in B reach the ranks in A only over the veth pair, so this
-# checks that every rank advertises an address the others can reach. Then
+# checks that every rank advertises an address the others can reach, and
+# that gasnet_getNodeInfo and GASNet-EX's host queries (tests/ex t_ex_sys)
+# see A and B as two hosts. Then
 # the same udp job with A's host named 127.0.0.1 (what a host name mapped to
 # 127.0.1.1 in /etc/hosts, Debian's default, amounts to): the ranks on A must
 # still advertise an address B can reach.
@@ -18,7 +20,7 @@ netns_require
 sshd_require
 [ -x "${GASNETRUN:-}" ] || mh_fail "launcher not built: GASNETRUN='${GASNETRUN:-}'"
 for p in core/t_core core/t_amstress core/tcp/t_core core/tcp/t_amstress \
-         extended/t_clientext extended/tcp/t_clientext; do
+         extended/t_clientext extended/tcp/t_clientext ex/t_ex_sys ex/tcp/t_ex_sys; do
     [ -x "$TOP/tests/$p" ] || mh_fail "tests/$p not built"
 done
 
@@ -59,6 +61,17 @@ for conduit in udp tcp; do
     n=$(grep -c 'client extensions verified' "$JOB_OUT")
     echo "  $conduit gasnet_getNodeInfo, ranks on A, A, B, B: host table '$table' (want '0 0 1 1'), $n of 4 verified"
     [ "$JOB_RC" = 0 ] && [ "$table" = "0 0 1 1" ] && [ "$n" = 4 ] || { fail "$conduit getNodeInfo across namespaces (exit $JOB_RC, table '$table')"; probe_show_job; }
+    no_leftovers 15 "the launcher exited"
+
+    # GASNet-EX's host queries agree: node 0's host holds ranks 0 and 1, and
+    # every rank sees 2 hosts (t_ex_sys checks the rest on every rank).
+    xbin=$TOP/tests/ex; [ $conduit = tcp ] && xbin=$TOP/tests/ex/tcp
+    probe_job 60 exsys-$conduit -n 4 -H "$hl" "$xbin/t_ex_sys"
+    members=$(sed -n 's/^node 0: host: [0-9]* members*: *//p' "$JOB_OUT")
+    hosts=$(grep -c 'position: neighbourhood [0-9]* of 4, host [01] of 2$' "$JOB_OUT")
+    n=$(grep -c 'all GASNet-EX system checks passed' "$JOB_OUT")
+    echo "  $conduit gex_System_QueryHostInfo on node 0: members '$members' (want '0 1'); $hosts of 4 ranks see host 0 or 1 of 2; $n of 4 passed t_ex_sys"
+    [ "$JOB_RC" = 0 ] && [ "$members" = "0 1" ] && [ "$hosts" = 4 ] && [ "$n" = 4 ] || { fail "$conduit GASNet-EX host queries across namespaces (exit $JOB_RC)"; probe_show_job; }
     no_leftovers 15 "the launcher exited"
 done
 
