@@ -4,6 +4,7 @@
 # ranks; on 2 ranks the core's requests_sent must count every NPAM request
 # committed; then with one request credit (udp) or a 4 KiB socket buffer and
 # no queue (tcp), so that GEX_FLAG_IMMEDIATE has something to refuse; then
+# from 4 threads per rank (t_ex_npam_par, GASNET_PAR) on 2 and 4 ranks; then
 # each misuse of t_ex_npam_misuse must end the job naming the call.
 # timeout: 240
 # conduits: udp tcp
@@ -38,6 +39,14 @@ elif [ "$CONDUIT" = tcp ]; then
 else
   echo "FAIL: no Prepare returned NO_OP with one request credit"; fails=$((fails + 1))
 fi
+
+for n in 2 4; do # GASNET_PAR: 4 threads per rank Prepare and Commit at once (t_ex_npam_par)
+  out=$("$GASNETRUN" -n $n ./t_ex_npam_par 2>&1); rc=$?
+  echo "== PAR, -n $n"; echo "$out" | grep '^node 0'
+  ok=$(echo "$out" | grep -c 'NPAM threads: all passed')
+  echo "-n $n: expected exit 0 and $n 'all passed' lines; got exit $rc and $ok"
+  [ "$rc" = 0 ] && [ "$ok" = "$n" ] || { echo "FAIL: PAR -n $n"; echo "$out" | tail -6; fails=$((fails + 1)); }
+done
 
 misuse() { # ranks case expected-text
   local n=$1 c=$2 want=$3

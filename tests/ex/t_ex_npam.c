@@ -392,6 +392,7 @@ int main(int argc, char **argv) {
                                                       GEX_FLAG_IMMEDIATE, 0);
     if (sd == GEX_AM_SRCDESC_NO_OP) { refused++; continue; }
     accepted++;
+    memset(gex_AM_SrcDescAddr(sd), i & 0xff, 4096);
     gex_AM_CommitRequestMedium0(sd, h_imm_i, 4096);
   }
   T_CHECK(gex_AM_RequestShort1(tm, peer, h_imm_count_i, 0, (gex_AM_Arg_t)accepted));
