@@ -4,7 +4,8 @@
  * that turn misuse into a fatal error naming the call, tokens and the reply
  * rules, and loopback (a node sending to itself), which the core does itself:
  * the handler runs synchronously inside the call, as spec 2.4.1 allows for
- * replies and 1.9 requires for every call.
+ * replies and 1.9 requires for every call. Then GASNet-EX's fixed-payload
+ * and negotiated-payload (Prepare/Commit) AMs over the same send.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,14 +19,24 @@ static const char *const gasnetc_category_names[] = {
   [GASNETC_AM_LONG] = "Long", [GASNETC_AM_LONGASYNC] = "LongAsync",
 };
 
-/* "gasnet_AMRequestLong3", "gex_AM_RequestLong3": the public name of the
- * call being checked (ex: a GASNet-EX call). */
+/* Which public family a call belongs to, for its name in messages. */
+enum {
+  GASNETC_NAME_G1 = 0,      /* gasnet_AMRequestLong3 */
+  GASNETC_NAME_EX = 1,      /* gex_AM_RequestLong3 */
+  GASNETC_NAME_PREPARE = 2, /* gex_AM_PrepareRequestLong (numargs is an argument) */
+  GASNETC_NAME_COMMIT = 3,  /* gex_AM_CommitRequestLong3 */
+};
+
+/* The public name of the call being checked. */
 static const char *gasnetc_am_name(char *buf, size_t len, int ex, int is_request,
                                    int category, int nargs) {
-  snprintf(buf, len, "%s%s%s%d", ex ? "gex_AM_" : "gasnet_AM", is_request ? "Request" : "Reply",
-           category >= GASNETC_AM_SHORT && category <= GASNETC_AM_LONGASYNC
-               ? gasnetc_category_names[category] : "?",
-           nargs);
+  static const char *const prefix[] = {"gasnet_AM", "gex_AM_", "gex_AM_Prepare", "gex_AM_Commit"};
+  const char *cat = category >= GASNETC_AM_SHORT && category <= GASNETC_AM_LONGASYNC
+                        ? gasnetc_category_names[category] : "?";
+  if (ex == GASNETC_NAME_PREPARE)
+    snprintf(buf, len, "%s%s%s", prefix[ex], is_request ? "Request" : "Reply", cat);
+  else
+    snprintf(buf, len, "%s%s%s%d", prefix[ex & 3], is_request ? "Request" : "Reply", cat, nargs);
   return buf;
 }
 
@@ -37,15 +48,11 @@ static const char *gasnetc_am_name(char *buf, size_t len, int ex, int is_request
                                   category, nargs), __VA_ARGS__);         \
   } while (0)
 
-/* Spec 2.3.3 / 2.3.4 / 2.4: the arguments and the calling context.
- * Cold: called only when the fast checks in gasnetc_am_send see a problem. */
-static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t dest,
-                             gasnet_handler_t handler, const void *src, size_t nbytes,
-                             void *dest_addr, int nargs)
+/* Spec 2.3.3 / 2.3.4 / 2.4: the calling context. Cold: called only when a
+ * fast check sees a problem. */
+static void gasnetc_am_check_context(int ex, int is_request, int category, int nargs)
     __attribute__((noinline, cold));
-static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t dest,
-                             gasnet_handler_t handler, const void *src, size_t nbytes,
-                             void *dest_addr, int nargs) {
+static void gasnetc_am_check_context(int ex, int is_request, int category, int nargs) {
   gasnetc_thread_t *th = &gasnetc_thread;
   if (!gasnetc_g.attached) {
     char name[48];
@@ -54,6 +61,17 @@ static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t
   if (category < GASNETC_AM_SHORT || category > GASNETC_AM_LONGASYNC ||
       nargs < 0 || nargs > GASNETC_AM_MAX_ARGS)
     GASNETC_AM_FATAL("bad category %d or argument count", category);
+  if (th->sd.open) {
+    /* gasnet-ex-api.txt, negotiated-payload AMs: "Prepare/commit pairs do
+     * not nest", and between the two "all communication calls are
+     * prohibited" (the restrictions of a reply handler). */
+    char prep[48];
+    GASNETC_AM_FATAL("called between %s and its Commit on this thread (Prepare/Commit pairs "
+                     "do not nest, and no communication call may come between them: %s)",
+                     gasnetc_am_name(prep, sizeof prep, GASNETC_NAME_PREPARE, th->sd.is_request,
+                                     th->sd.category, th->sd.nargs),
+                     "gasnet-ex-api.txt, negotiated-payload AMs");
+  }
   if (is_request && th->token)
     GASNETC_AM_FATAL("called inside an AM handler; handlers may only reply "
                      "(spec %s)", "2.4.1");
@@ -62,6 +80,17 @@ static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t
   if (th->hsl_depth)
     GASNETC_AM_FATAL("called while holding %d HSL(s) (spec %s)", th->hsl_depth,
                      "2.4.5");
+}
+
+/* The context, then the arguments. */
+static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t dest,
+                             gasnet_handler_t handler, const void *src, size_t nbytes,
+                             void *dest_addr, int nargs)
+    __attribute__((noinline, cold));
+static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t dest,
+                             gasnet_handler_t handler, const void *src, size_t nbytes,
+                             void *dest_addr, int nargs) {
+  gasnetc_am_check_context(ex, is_request, category, nargs);
   if (dest >= gasnetc_g.nodes)
     GASNETC_AM_FATAL("node %u does not exist (the job has %u nodes)",
                      (unsigned)dest, (unsigned)gasnetc_g.nodes);
@@ -84,6 +113,12 @@ static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t
     GASNETC_AM_FATAL("destination [%p,+%zu) outside node %u's segment %s",
                      dest_addr, nbytes, (unsigned)dest, seg);
   }
+}
+
+/* The context checks' fast form: any doubt goes to gasnetc_am_check_context. */
+static inline int gasnetc_am_context_suspect(const gasnetc_thread_t *th, int is_request) {
+  return !gasnetc_g.attached || (is_request && (th->token || th->nis)) || th->hsl_depth ||
+         th->sd.open;
 }
 
 /* Run the handler here and now (dest == this node). */
@@ -109,17 +144,51 @@ static inline void gasnetc_am_count(int is_request, size_t nbytes) {
   GASNETC_STAT_ADD(payload_bytes_sent, nbytes);
 }
 
-/* ex: a GASNet-EX call (for messages); immediate: GEX_FLAG_IMMEDIATE, so
- * return 1 without sending when the transport has no room now. */
+/* The decoded header of a message (args copied by the caller, if needed). */
+static inline void gasnetc_am_msg(gasnetc_wire_msg_t *m, int is_request, int category,
+                                  gasnet_node_t dest, gasnet_handler_t handler,
+                                  void *dest_addr, int nargs) {
+  m->category = category == GASNETC_AM_SHORT    ? GASNETC_WIRE_SHORT
+                : category == GASNETC_AM_MEDIUM ? GASNETC_WIRE_MEDIUM
+                                                : GASNETC_WIRE_LONG;
+  m->handler = handler;
+  m->nargs = (uint8_t)nargs;
+  m->flags = (is_request ? 0 : GASNETC_WIRE_F_REPLY) |
+             (category == GASNETC_AM_LONGASYNC ? GASNETC_WIRE_F_ASYNC : 0);
+  m->dest = 0;
+  if (m->category == GASNETC_WIRE_LONG) {
+#if defined(GASNET_SEGMENT_EVERYTHING)
+    m->dest = (uintptr_t)dest_addr;
+#else
+    m->dest = (uintptr_t)dest_addr - (uintptr_t)gasnetc_g.ep0.peer_seg[dest].addr;
+#endif
+  }
+}
+
+/* A transport failed to send (rc < 0): fatal, unless the job is ending. */
+static int gasnetc_am_send_failed(int ex, int is_request, int category, int nargs,
+                                  gasnet_node_t dest, int rc) {
+  if (rc == -EPIPE &&
+      (__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE) ||
+       __atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE)))
+    return GASNET_OK; /* the job is ending anyway */
+  char name[48];
+  gasnetc_fatal("%s: sending to node %u failed: %s",
+                gasnetc_am_name(name, sizeof name, ex, is_request, category, nargs),
+                (unsigned)dest, rc == -EPIPE ? "the node is dead" : strerror(-rc));
+}
+
+/* ex: the family of the public call (GASNETC_NAME_*, for messages);
+ * immediate: GEX_FLAG_IMMEDIATE, so return 1 without sending when the
+ * transport has no room now. */
 static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
                            gasnet_node_t dest, gasnet_handler_t handler, const void *src,
                            size_t nbytes, void *dest_addr, int nargs,
                            const gasnet_handlerarg_t *args) {
   gasnetc_thread_t *th = &gasnetc_thread;
   /* Fast checks; any doubt goes to gasnetc_am_check, which names the problem. */
-  if (GASNETC_UNLIKELY(!gasnetc_g.attached || dest >= gasnetc_g.nodes ||
+  if (GASNETC_UNLIKELY(gasnetc_am_context_suspect(th, is_request) || dest >= gasnetc_g.nodes ||
                        (unsigned)nargs > GASNETC_AM_MAX_ARGS ||
-                       (is_request && (th->token || th->nis)) || th->hsl_depth ||
                        handler == 0 ||
                        (category == GASNETC_AM_MEDIUM &&
                         nbytes > GASNETC_AM_MAX_MEDIUM) ||
@@ -131,22 +200,8 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
                      nargs);
 
   gasnetc_wire_msg_t m;
-  m.category = category == GASNETC_AM_SHORT    ? GASNETC_WIRE_SHORT
-               : category == GASNETC_AM_MEDIUM ? GASNETC_WIRE_MEDIUM
-                                               : GASNETC_WIRE_LONG;
-  m.handler = handler;
-  m.nargs = (uint8_t)nargs;
-  m.flags = (is_request ? 0 : GASNETC_WIRE_F_REPLY) |
-            (category == GASNETC_AM_LONGASYNC ? GASNETC_WIRE_F_ASYNC : 0);
-  m.dest = 0;
+  gasnetc_am_msg(&m, is_request, category, dest, handler, dest_addr, nargs);
   if (m.category == GASNETC_WIRE_SHORT) nbytes = 0;
-  if (m.category == GASNETC_WIRE_LONG) {
-#if defined(GASNET_SEGMENT_EVERYTHING)
-    m.dest = (uintptr_t)dest_addr;
-#else
-    m.dest = (uintptr_t)dest_addr - (uintptr_t)gasnetc_g.ep0.peer_seg[dest].addr;
-#endif
-  }
   if (dest == gasnetc_g.mynode) {
     gasnetc_am_count(is_request, nbytes);
     if (nargs) memcpy(m.args, args, (size_t)nargs * sizeof m.args[0]);
@@ -162,25 +217,15 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
                               (immediate ? GASNETC_SEND_IMMEDIATE : 0));
   if (rc == -EAGAIN && immediate) return 1; /* GEX_FLAG_IMMEDIATE: nothing sent */
   gasnetc_am_count(is_request, nbytes);
-  if (GASNETC_UNLIKELY(rc)) {
-    if (rc == -EPIPE &&
-        (__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE) ||
-         __atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE)))
-      return GASNET_OK; /* the job is ending anyway */
-    char name[48];
-    gasnetc_fatal("%s: sending to node %u failed: %s",
-                  gasnetc_am_name(name, sizeof name, ex, is_request, category, nargs),
-                  (unsigned)dest,
-                  rc == -EPIPE ? "the node is dead" : strerror(-rc));
-  }
+  if (GASNETC_UNLIKELY(rc)) return gasnetc_am_send_failed(ex, is_request, category, nargs, dest, rc);
   return GASNET_OK;
 }
 
 int gasnetc_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler,
                       void *src, size_t nbytes, void *dest_addr, int nargs,
                       const gasnet_handlerarg_t *args) {
-  int rc = gasnetc_am_send(0, 0, 1, category, dest, handler, src, nbytes, dest_addr,
-                           nargs, args);
+  int rc = gasnetc_am_send(GASNETC_NAME_G1, 0, 1, category, dest, handler, src, nbytes,
+                           dest_addr, nargs, args);
   /* A request is a poll point outside handlers: honour a remote exit. */
   gasnetc_exit_check();
   return rc;
@@ -204,8 +249,8 @@ static void gasnetc_am_reply_token(int ex, int category, gasnet_token_t token, i
 int gasnetc_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler,
                     void *src, size_t nbytes, void *dest_addr, int nargs,
                     const gasnet_handlerarg_t *args) {
-  gasnetc_am_reply_token(0, category, token, nargs);
-  return gasnetc_am_send(0, 0, 0, category, token->src, handler, src, nbytes,
+  gasnetc_am_reply_token(GASNETC_NAME_G1, category, token, nargs);
+  return gasnetc_am_send(GASNETC_NAME_G1, 0, 0, category, token->src, handler, src, nbytes,
                          dest_addr, nargs, args);
 }
 
@@ -230,11 +275,12 @@ int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index
   gasnet_node_t dest = gasnetc_tm_rank_fast(tm, rank, gasnetc_g.nodes);
   if (GASNETC_UNLIKELY(dest == GEX_RANK_INVALID)) {
     char name[48]; /* names the problem */
-    gasnetc_tm_jobrank(tm, rank, gasnetc_am_name(name, sizeof name, 1, 1, category, nargs));
+    gasnetc_tm_jobrank(tm, rank,
+                       gasnetc_am_name(name, sizeof name, GASNETC_NAME_EX, 1, category, nargs));
   }
-  int rc = gasnetc_am_send(1, (flags & GEX_FLAG_IMMEDIATE) != 0, 1, category, dest, handler,
-                           src, nbytes, dest_addr, nargs, args);
-  if (rc == 0) gasnetc_am_lc(1, 1, category, nargs, lc_opt);
+  int rc = gasnetc_am_send(GASNETC_NAME_EX, (flags & GEX_FLAG_IMMEDIATE) != 0, 1, category, dest,
+                           handler, src, nbytes, dest_addr, nargs, args);
+  if (rc == 0) gasnetc_am_lc(GASNETC_NAME_EX, 1, category, nargs, lc_opt);
   gasnetc_exit_check();
   return rc;
 }
@@ -243,11 +289,253 @@ int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
                       const void *src, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt,
                       gex_Flags_t flags, int nargs, const gex_AM_Arg_t *args) {
   (void)flags; /* a reply always has room (transport.h): IMMEDIATE never refuses it */
-  gasnetc_am_reply_token(1, category, token, nargs);
-  int rc = gasnetc_am_send(1, 0, 0, category, token->src, handler, src, nbytes, dest_addr,
-                           nargs, args);
-  gasnetc_am_lc(1, 0, category, nargs, lc_opt);
+  gasnetc_am_reply_token(GASNETC_NAME_EX, category, token, nargs);
+  int rc = gasnetc_am_send(GASNETC_NAME_EX, 0, 0, category, token->src, handler, src, nbytes,
+                           dest_addr, nargs, args);
+  gasnetc_am_lc(GASNETC_NAME_EX, 0, category, nargs, lc_opt);
   return rc;
+}
+
+/* ---- GASNet-EX negotiated-payload AMs (gasnetex.h) ---------------------------
+ * gasnet-ex-api.txt, "Negotiated-payload Active Messages". Prepare checks
+ * the context and the sizes, and takes a buffer: with client_buf NULL,
+ * GASNet's (the transport's own through gasnetc_route_prepare where it has
+ * one, amudp: the payload is then written once, by the client, and sent
+ * from there; the core's otherwise and to this node); with client_buf, none,
+ * except under GEX_FLAG_IMMEDIATE on a transport that lends, where taking
+ * one is how to learn, without sending, whether there is room (it then gets
+ * the copy the transport's send would have made). Commit builds the header
+ * (handler, args and nbytes are known only then) and sends: the lent buffer
+ * with the header beside it (transport.h commit), or client_buf through the
+ * fixed-payload send. The SrcDesc is this thread's gasnetc_thread.sd. */
+
+/* lc_opt of a Prepare with client_buf (gasnet-ex-api.txt, "NOTE 2" of the
+ * AM section): GEX_EVENT_NOW, an event pointer, or GEX_EVENT_GROUP for a
+ * request; never GEX_EVENT_DEFER. */
+static void gasnetc_am_lc_check(int is_request, int category, int nargs, gex_Event_t *lc_opt) {
+  const int ex = GASNETC_NAME_PREPARE;
+  if (GASNETC_UNLIKELY(!lc_opt || lc_opt == GEX_EVENT_DEFER ||
+                       (!is_request && lc_opt == GEX_EVENT_GROUP)))
+    GASNETC_AM_FATAL("lc_opt is %s with a client_buf: pass GEX_EVENT_NOW%s or the address of "
+                     "a gex_Event_t (%s)",
+                     !lc_opt ? "NULL" : lc_opt == GEX_EVENT_DEFER ? "GEX_EVENT_DEFER"
+                                                                  : "GEX_EVENT_GROUP",
+                     is_request ? ", GEX_EVENT_GROUP" : "",
+                     "gasnet-ex-api.txt, AM NOTE 2: DEFER is prohibited for AMs, GROUP for replies");
+}
+
+static gex_AM_SrcDesc_t gasnetc_am_prepare(int is_request, int category, gasnet_node_t dest,
+                                           const void *client_buf, size_t least, size_t most,
+                                           void *dest_addr, gex_Event_t *lc_opt,
+                                           gex_Flags_t flags, unsigned numargs) {
+  const int ex = GASNETC_NAME_PREPARE;
+  const int nargs = numargs > GASNETC_AM_MAX_ARGS ? -1 : (int)numargs;
+  gasnetc_thread_t *th = &gasnetc_thread;
+  if (GASNETC_UNLIKELY(gasnetc_am_context_suspect(th, is_request) || nargs < 0))
+    gasnetc_am_check_context(ex, is_request, category, nargs);
+  /* least_payload "must not exceed the value of the gex_AM_Max[...]() call
+   * with the analogous Prepare arguments"; most_payload "may exceed" it:
+   * the size we give is capped there, what the target accepts. */
+  size_t max = category == GASNETC_AM_MEDIUM ? GASNETC_AM_MAX_MEDIUM : GASNETC_AM_MAX_LONG;
+  if (GASNETC_UNLIKELY(least > max))
+    GASNETC_AM_FATAL("least_payload %zu is above gex_AM_Max%s%s() = %zu (%s)", least,
+                     is_request ? "Request" : "Reply", gasnetc_category_names[category], max,
+                     "gasnet-ex-api.txt, gex_AM_Prepare calls");
+  if (GASNETC_UNLIKELY(most < least))
+    GASNETC_AM_FATAL("most_payload %zu is below least_payload %zu (%s)", most, least,
+                     "gasnet-ex-api.txt, gex_AM_Prepare calls");
+  if (GASNETC_UNLIKELY(!client_buf && lc_opt))
+    GASNETC_AM_FATAL("lc_opt must be NULL when client_buf is NULL (%s)",
+                     "gasnet-ex-api.txt, gex_AM_Prepare calls");
+  if (client_buf) gasnetc_am_lc_check(is_request, category, nargs, lc_opt);
+  size_t size = most < max ? most : max;
+
+  /* Replies are never refused (transport.h), so IMMEDIATE can only refuse
+   * a request; without it, route_prepare waits, making progress. */
+  int immediate = is_request && (flags & GEX_FLAG_IMMEDIATE);
+  gasnetc_lend_t lend = { .dest = dest,
+                          .flags = (is_request ? 0 : GASNETC_SEND_REPLY) |
+                                   (immediate ? GASNETC_SEND_IMMEDIATE : 0) };
+  int self = dest == gasnetc_g.mynode, lent = 0, discard = 0;
+  if (!client_buf || (immediate && !self && gasnetc_route_tp(dest)->ops->prepare)) {
+    /* A local variable, not th->sd.lend: handlers run while this waits may
+     * Prepare and Commit a reply of their own. */
+    int rc = gasnetc_route_prepare(&lend, size);
+    if (rc == -EAGAIN) return GEX_AM_SRCDESC_NO_OP; /* IMMEDIATE: nothing taken, nothing sent */
+    if (GASNETC_UNLIKELY(rc)) {
+      gasnetc_am_send_failed(ex, is_request, category, nargs, dest, rc); /* fatal, or: */
+      /* the job is ending and the node is gone: a buffer of the core's
+       * that Commit will drop */
+      lend.dest = gasnetc_g.mynode;
+      if (gasnetc_route_prepare(&lend, size))
+        gasnetc_fatal("out of memory for a %zu-byte AM buffer", size);
+      discard = 1;
+    }
+    lent = 1;
+  }
+  struct gasnetc_srcdesc *sd = &th->sd;
+  sd->addr = client_buf ? (void *)client_buf : lend.buf;
+  sd->size = size;
+  sd->is_request = (uint8_t)is_request;
+  sd->category = (uint8_t)category;
+  sd->nargs = (uint8_t)nargs;
+  sd->lent = (uint8_t)lent;
+  sd->discard = (uint8_t)discard;
+  sd->dest = dest;
+  sd->client_buf = client_buf;
+  sd->dest_addr = category == GASNETC_AM_LONG ? dest_addr : NULL;
+  sd->lc_opt = lc_opt;
+  sd->lend = lend;
+  sd->open = 1;
+  return sd;
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                             size_t least_payload, size_t most_payload,
+                                             gex_Event_t *lc_opt, gex_Flags_t flags,
+                                             unsigned int numargs) {
+  gasnet_node_t dest = gasnetc_tm_jobrank(tm, rank, "gex_AM_PrepareRequestMedium");
+  return gasnetc_am_prepare(1, GASNETC_AM_MEDIUM, dest, client_buf, least_payload, most_payload,
+                            NULL, lc_opt, flags, numargs);
+}
+gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                           size_t least_payload, size_t most_payload,
+                                           void *dest_addr, gex_Event_t *lc_opt,
+                                           gex_Flags_t flags, unsigned int numargs) {
+  gasnet_node_t dest = gasnetc_tm_jobrank(tm, rank, "gex_AM_PrepareRequestLong");
+  return gasnetc_am_prepare(1, GASNETC_AM_LONG, dest, client_buf, least_payload, most_payload,
+                            dest_addr, lc_opt, flags, numargs);
+}
+/* "Calls to Prepare are permitted in the same places as the corresponding
+ * fixed-payload AM injection call": a reply's only in a request handler,
+ * and the Prepare is that handler's one reply (Commit cannot fail). */
+gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf,
+                                           size_t least_payload, size_t most_payload,
+                                           gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned int numargs) {
+  gasnetc_am_reply_token(GASNETC_NAME_PREPARE, GASNETC_AM_MEDIUM, token, (int)numargs);
+  return gasnetc_am_prepare(0, GASNETC_AM_MEDIUM, token->src, client_buf, least_payload,
+                            most_payload, NULL, lc_opt, flags, numargs);
+}
+gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,
+                                         size_t least_payload, size_t most_payload,
+                                         void *dest_addr, gex_Event_t *lc_opt,
+                                         gex_Flags_t flags, unsigned int numargs) {
+  gasnetc_am_reply_token(GASNETC_NAME_PREPARE, GASNETC_AM_LONG, token, (int)numargs);
+  return gasnetc_am_prepare(0, GASNETC_AM_LONG, token->src, client_buf, least_payload,
+                            most_payload, dest_addr, lc_opt, flags, numargs);
+}
+
+/* The SrcDesc given to a Commit or a query: this thread's, open. */
+static void gasnetc_sd_check(const char *call, gex_AM_SrcDesc_t sd) __attribute__((cold));
+static void gasnetc_sd_check(const char *call, gex_AM_SrcDesc_t sd) {
+  gasnetc_thread_t *th = &gasnetc_thread;
+  if (!sd)
+    gasnetc_fatal("%s: the SrcDesc is GEX_AM_SRCDESC_NO_OP: nothing was prepared "
+                  "(gasnet-ex-api.txt: it must not be passed to Commit or the queries)", call);
+  if (sd != &th->sd)
+    gasnetc_fatal("%s: not a SrcDesc of this thread (gasnet-ex-api.txt: it is "
+                  "thread-specific, consumed by a Commit in the same thread)", call);
+  if (!sd->open)
+    gasnetc_fatal("%s: no Prepare is open on this thread (its SrcDesc was consumed by "
+                  "a Commit already, or none was prepared)", call);
+}
+
+void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd) {
+  if (GASNETC_UNLIKELY(sd != &gasnetc_thread.sd || !sd->open))
+    gasnetc_sd_check("gex_AM_SrcDescAddr", sd);
+  return sd->addr;
+}
+size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd) {
+  if (GASNETC_UNLIKELY(sd != &gasnetc_thread.sd || !sd->open))
+    gasnetc_sd_check("gex_AM_SrcDescSize", sd);
+  return sd->size;
+}
+
+/* Commit's own checks: the SrcDesc, and that the call matches its Prepare. */
+static void gasnetc_am_commit_check(int is_request, int category, gex_AM_SrcDesc_t sd,
+                                    size_t nbytes, void *dest_addr, int nargs)
+    __attribute__((noinline, cold));
+static void gasnetc_am_commit_check(int is_request, int category, gex_AM_SrcDesc_t sd,
+                                    size_t nbytes, void *dest_addr, int nargs) {
+  const int ex = GASNETC_NAME_COMMIT;
+  char name[48], prep[48];
+  gasnetc_sd_check(gasnetc_am_name(name, sizeof name, ex, is_request, category, nargs), sd);
+  gasnetc_am_name(prep, sizeof prep, GASNETC_NAME_PREPARE, sd->is_request, sd->category, sd->nargs);
+  if (sd->is_request != is_request || sd->category != category)
+    GASNETC_AM_FATAL("the open Prepare is %s", prep);
+  if (sd->nargs != nargs)
+    GASNETC_AM_FATAL("%d arguments, but %s said numargs %u (the number of args is fixed at "
+                     "Prepare: %s)", nargs, prep, (unsigned)sd->nargs,
+                     "gasnet-ex-api.txt, negotiated-payload AMs");
+  if (nbytes > sd->size)
+    GASNETC_AM_FATAL("nbytes %zu is above gex_AM_SrcDescSize() = %zu (%s)", nbytes, sd->size,
+                     "gasnet-ex-api.txt, gex_AM_Commit calls");
+  if (category == GASNETC_AM_LONG && sd->dest_addr && sd->dest_addr != dest_addr)
+    GASNETC_AM_FATAL("dest_addr %p is not the %p given to %s (a non-NULL dest_addr at "
+                     "Prepare must be passed again: %s)", dest_addr, sd->dest_addr, prep,
+                     "gasnet-ex-api.txt, gex_AM_Prepare calls");
+}
+
+static void gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
+                              gasnet_handler_t handler, size_t nbytes, void *dest_addr,
+                              int nargs, const gasnet_handlerarg_t *args) {
+  const int ex = GASNETC_NAME_COMMIT;
+  gasnetc_thread_t *th = &gasnetc_thread;
+  if (GASNETC_UNLIKELY(sd != &th->sd || !sd->open || sd->is_request != is_request ||
+                       sd->category != category || sd->nargs != nargs || nbytes > sd->size ||
+                       (category == GASNETC_AM_LONG && sd->dest_addr &&
+                        sd->dest_addr != dest_addr)))
+    gasnetc_am_commit_check(is_request, category, sd, nbytes, dest_addr, nargs);
+  /* Consumed now: a handler run while this sends may Prepare its reply. */
+  struct gasnetc_srcdesc d = *sd;
+  sd->open = 0;
+  gasnet_node_t dest = d.dest;
+  if (!d.lent) {
+    /* client_buf, no buffer taken: the fixed-payload send, which blocks
+     * for room ("The Commit-time behavior is unaffected by this flag"). */
+    gasnetc_am_send(ex, 0, is_request, category, dest, handler, d.client_buf, nbytes,
+                    dest_addr, nargs, args);
+  } else {
+    if (GASNETC_UNLIKELY(handler == 0 ||
+                         (category == GASNETC_AM_LONG &&
+                          !gasnetc_segment_contains(dest, dest_addr, nbytes))))
+      gasnetc_am_check(ex, is_request, category, dest, handler, d.lend.buf, nbytes, dest_addr,
+                       nargs);
+    if (d.client_buf && nbytes) memcpy(d.lend.buf, d.client_buf, nbytes);
+    gasnetc_wire_msg_t m;
+    gasnetc_am_msg(&m, is_request, category, dest, handler, dest_addr, nargs);
+    if (GASNETC_UNLIKELY(d.discard)) {
+      /* the job is ending and dest is gone: nothing to send */
+    } else if (dest == gasnetc_g.mynode) {
+      /* The core's buffer: the handler gets a copy (Medium) or the
+       * destination (Long), as from a fixed-payload loopback. */
+      gasnetc_am_count(is_request, nbytes);
+      if (nargs) memcpy(m.args, args, (size_t)nargs * sizeof m.args[0]);
+      gasnetc_am_loopback(&m, d.lend.buf, nbytes, dest_addr);
+    } else {
+      uint8_t hdr[GASNETC_WIRE_MAX_LEN];
+      size_t hlen = gasnetc_wire_encode(hdr, m.category, m.handler, m.flags, m.dest, m.nargs,
+                                        args);
+      int rc = gasnetc_route_commit(&d.lend, hdr, hlen, nbytes);
+      gasnetc_am_count(is_request, nbytes);
+      if (GASNETC_UNLIKELY(rc)) gasnetc_am_send_failed(ex, is_request, category, nargs, dest, rc);
+    }
+  }
+  /* client_buf was read (sent or copied): locally complete. */
+  if (d.client_buf) gasnetc_am_lc(ex, is_request, category, nargs, d.lc_opt);
+  if (is_request) gasnetc_exit_check();
+}
+
+void gasnetc_AMCommitRequestEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                               size_t nbytes, void *dest_addr, int nargs,
+                               const gex_AM_Arg_t *args) {
+  gasnetc_am_commit(1, category, sd, handler, nbytes, dest_addr, nargs, args);
+}
+void gasnetc_AMCommitReplyEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                             size_t nbytes, void *dest_addr, int nargs,
+                             const gex_AM_Arg_t *args) {
+  gasnetc_am_commit(0, category, sd, handler, nbytes, dest_addr, nargs, args);
 }
 
 int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {

@@ -233,7 +233,7 @@ void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire
   gasnet_token_t tok = &token;
   gasnetc_thread_t *th = &gasnetc_thread;
   struct gasnetc_token *outer = th->token;
-  int hsl_before = th->hsl_depth;
+  int hsl_before = th->hsl_depth, sd_before = th->sd.open;
   const gasnet_handlerarg_t *a = m->args;
   th->token = tok;
   gasnetc_depth++;
@@ -248,6 +248,11 @@ void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire
   if (GASNETC_UNLIKELY(th->hsl_depth != hsl_before))
     gasnetc_fatal("AM handler %u returned holding an HSL (spec 2.4.5)",
                   (unsigned)m->handler);
+  if (GASNETC_UNLIKELY(th->sd.open != sd_before))
+    gasnetc_fatal("AM handler %u returned between a gex_AM_Prepare%s%s and its Commit "
+                  "(the SrcDesc must be consumed by a Commit in the same thread)",
+                  (unsigned)m->handler, th->sd.is_request ? "Request" : "Reply",
+                  th->sd.category == GASNETC_AM_LONG ? "Long" : "Medium");
   if (is_request) GASNETC_STAT_ADD(requests_handled, 1);
   else GASNETC_STAT_ADD(replies_handled, 1);
 }

@@ -58,12 +58,31 @@ struct gasnetc_token {
   uint8_t is_long;
 };
 
+/* A negotiated-payload AM between its Prepare and its Commit (gasnetc_am.c):
+ * what a gex_AM_SrcDesc_t points to. One per thread: the description makes
+ * the SrcDesc thread-specific, consumed by exactly one Commit in the same
+ * thread, and Prepare/Commit pairs do not nest. */
+struct gasnetc_srcdesc {
+  void *addr;             /* gex_AM_SrcDescAddr: client_buf, or the lent buffer */
+  size_t size;            /* gex_AM_SrcDescSize, in [least_payload, most_payload] */
+  uint8_t open;           /* between Prepare and Commit */
+  uint8_t is_request, category, nargs; /* fixed at Prepare (GASNETC_AM_MEDIUM / _LONG) */
+  uint8_t lent;           /* lend holds a buffer: GASNet's, or the copy of client_buf */
+  uint8_t discard;        /* the job is ending and the peer is gone: Commit sends nothing */
+  gasnet_node_t dest;
+  const void *client_buf; /* NULL: addr is GASNet's buffer */
+  void *dest_addr;        /* Long: the one given at Prepare, or NULL */
+  gex_Event_t *lc_opt;    /* client_buf only */
+  gasnetc_lend_t lend;
+};
+
 /* Per-thread context (spec 2.4: the no-interrupt state is per thread). */
 typedef struct {
   struct gasnetc_token *token; /* innermost running handler's, else NULL */
   int nis;                     /* inside gasnet_hold_interrupts() */
   int hsl_depth;               /* HSLs held by this thread */
   int in_callback;             /* inside a transport callback */
+  struct gasnetc_srcdesc sd;   /* this thread's negotiated-payload AM */
 } gasnetc_thread_t;
 extern GASNETC_TLS gasnetc_thread_t gasnetc_thread;
 
@@ -316,8 +335,12 @@ int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
  * without progress, when the transport says "not now" (GEX_FLAG_IMMEDIATE). */
 #define GASNETC_SEND_IMMEDIATE (1u << 16)
 /* Buffer lending through the route (transport.h prepare/commit; a copy
- * when the transport has none): lend->dest and lend->flags set by the
- * caller; prepare waits, making progress, rather than say "not now". */
+ * when the transport has none, and for lend->dest == this node): lend->dest
+ * and lend->flags set by the caller; prepare waits, making progress, rather
+ * than say "not now", unless lend->flags has GASNETC_SEND_IMMEDIATE (then
+ * -EAGAIN; prepare clears that flag). The core's own buffer is one per
+ * thread and handler depth: a handler run while a commit waits may lend
+ * one itself. */
 int gasnetc_route_prepare(gasnetc_lend_t *lend, size_t paylen);
 int gasnetc_route_commit(gasnetc_lend_t *lend, const void *hdr, size_t hdrlen,
                          size_t paylen);

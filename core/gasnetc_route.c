@@ -104,29 +104,40 @@ int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
 }
 
 /* ---- buffer lending ---------------------------------------------------------
- * A transport without prepare/commit gets the core's own buffer: one per
- * thread, grown as needed, and commit is a send() of it. */
-static GASNETC_TLS void *gasnetc_lend_buf;
-static GASNETC_TLS size_t gasnetc_lend_cap;
+ * A transport without prepare/commit, and loopback, get the core's own
+ * buffer: one per thread and handler depth, grown as needed, and commit is
+ * a send() of it. Per depth, because a commit that waits (the transport
+ * said "not now", or still reads the payload) makes progress, and a
+ * handler run there may lend one too (gex_AM_PrepareReply*). */
+#define GASNETC_LEND_SLOTS 4 /* handler depths with a buffer of their own */
+static GASNETC_TLS void *gasnetc_lend_buf[GASNETC_LEND_SLOTS];
+static GASNETC_TLS size_t gasnetc_lend_cap[GASNETC_LEND_SLOTS];
 
 int gasnetc_route_prepare(gasnetc_lend_t *lend, size_t paylen) {
+  unsigned immediate = lend->flags & GASNETC_SEND_IMMEDIATE;
+  lend->flags &= ~GASNETC_SEND_IMMEDIATE; /* the core's: not the transport's */
   gasnetc_tp_t *tp = lend->dest == gasnetc_g.mynode ? NULL : gasnetc_route_tp(lend->dest);
   if (tp && tp->ops->prepare) {
     int rc;
     int looked = 0;
-    while ((rc = tp->ops->prepare(tp->t, lend, paylen)) == -EAGAIN) gasnetc_route_refused(&looked);
+    while ((rc = tp->ops->prepare(tp->t, lend, paylen)) == -EAGAIN) {
+      if (immediate) return rc;
+      gasnetc_route_refused(&looked);
+    }
     return rc;
   }
-  if (paylen > gasnetc_lend_cap || !gasnetc_lend_buf) {
+  int slot = gasnetc_handler_depth();
+  if (slot >= GASNETC_LEND_SLOTS) slot = GASNETC_LEND_SLOTS - 1; /* deeper: not reached */
+  if (paylen > gasnetc_lend_cap[slot] || !gasnetc_lend_buf[slot]) {
     void *b = NULL;
     size_t cap = paylen > 4096 ? paylen : 4096;
     if (posix_memalign(&b, 64, cap)) return -ENOMEM;
-    free(gasnetc_lend_buf);
-    gasnetc_lend_buf = b;
-    gasnetc_lend_cap = cap;
+    free(gasnetc_lend_buf[slot]);
+    gasnetc_lend_buf[slot] = b;
+    gasnetc_lend_cap[slot] = cap;
   }
-  lend->buf = gasnetc_lend_buf;
-  lend->cap = gasnetc_lend_cap;
+  lend->buf = gasnetc_lend_buf[slot];
+  lend->cap = gasnetc_lend_cap[slot];
   lend->priv[0] = lend->priv[1] = NULL;
   return 0;
 }

@@ -6,12 +6,14 @@
  * the client, segment, EP and team queries and CData; gex_EP_RegisterHandlers;
  * gex_TM_Pair; fixed-payload AMs (Short/Medium/Long, request and reply,
  * 0..gex_AM_MaxArgs() arguments) with GEX_FLAG_IMMEDIATE and lc_opt;
- * gex_Token_Info; the AM limit queries; the bound-segment queries
- * (gex_EP_QueryBoundSegmentNB, gex_Segment_QueryBound); the gex_System_*
- * queries, neighbourhood and host among them; gex_HSL_*;
- * gasnet_QueryGexObjects; RMA (put/get NB, NBI, blocking, value); events
- * and NBI with access regions; gex_Coll_BarrierNB on the primordial team.
- * docs/api.md "GASNet-EX" lists what is not there yet.
+ * negotiated-payload AMs (gex_AM_Prepare{Request,Reply}{Medium,Long},
+ * gex_AM_Commit{Request,Reply}{Medium,Long}[M], gex_AM_SrcDesc{Addr,Size},
+ * GASNET_NATIVE_NP_ALLOC_*: native over udp); gex_Token_Info; the AM limit
+ * queries; the bound-segment queries (gex_EP_QueryBoundSegmentNB,
+ * gex_Segment_QueryBound); the gex_System_* queries, neighbourhood and host
+ * among them; gex_HSL_*; gasnet_QueryGexObjects; RMA (put/get NB, NBI,
+ * blocking, value); events and NBI with access regions; gex_Coll_BarrierNB
+ * on the primordial team. docs/api.md "GASNet-EX" lists what is not there yet.
  *
  * gasnet.h and gasnetex.h include each other: either may be included first.
  */
@@ -263,6 +265,85 @@ extern int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t han
   }
 GASNETC_AM_FOREACH_M(GASNETC_EX_AM_FORMS)
 #undef GASNETC_EX_AM_FORMS
+
+/* ---- negotiated-payload AMs ---------------------------------------------------------
+ * gasnet-ex-api.txt, "Negotiated-payload Active Messages". A Prepare gives a
+ * buffer (client_buf, or GASNet's when client_buf is NULL: 16-byte
+ * aligned, gex_AM_SrcDescSize() bytes, between least_payload and
+ * most_payload, capped at gex_AM_Max*()); the matching Commit[M] on the
+ * same thread sends nbytes of it. With GEX_FLAG_IMMEDIATE a request Prepare
+ * returns GEX_AM_SRCDESC_NO_OP (nothing taken, nothing sent) when the
+ * transport has no room now (udp: the peer's request credits). The
+ * variadic Commit forms without [M] are not provided, as for the
+ * fixed-payload AMs. */
+typedef struct gasnetc_srcdesc *gex_AM_SrcDesc_t; /* this thread's (core/gasnetc_internal.h) */
+#define GEX_AM_SRCDESC_NO_OP ((gex_AM_SrcDesc_t)0)
+extern void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd);
+extern size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd);
+
+/* Native (client_buf NULL saves the copy a fixed-payload AM makes) over
+ * udp, Medium and Long: amudp lends its own payload buffer, which the
+ * fixed-payload send copies into. Not over tcp: the buffer is the core's
+ * and Commit sends it as a fixed-payload AM would send client memory
+ * (no copy saved, none added). To this node, neither: loopback copies once. */
+#if defined(GASNET_CONDUIT_UDP)
+#define GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM 1
+#define GASNET_NATIVE_NP_ALLOC_REP_MEDIUM 1
+#define GASNET_NATIVE_NP_ALLOC_REQ_LONG 1
+#define GASNET_NATIVE_NP_ALLOC_REP_LONG 1
+#endif
+
+extern gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank,
+                                                    const void *client_buf, size_t least_payload,
+                                                    size_t most_payload, gex_Event_t *lc_opt,
+                                                    gex_Flags_t flags, unsigned int numargs);
+extern gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf,
+                                                  size_t least_payload, size_t most_payload,
+                                                  gex_Event_t *lc_opt, gex_Flags_t flags,
+                                                  unsigned int numargs);
+extern gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank,
+                                                  const void *client_buf, size_t least_payload,
+                                                  size_t most_payload, void *dest_addr,
+                                                  gex_Event_t *lc_opt, gex_Flags_t flags,
+                                                  unsigned int numargs);
+extern gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,
+                                                size_t least_payload, size_t most_payload,
+                                                void *dest_addr, gex_Event_t *lc_opt,
+                                                gex_Flags_t flags, unsigned int numargs);
+
+/* One internal Commit per direction; the [M] forms are macros around it. */
+extern void gasnetc_AMCommitRequestEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                      size_t nbytes, void *dest_addr, int nargs,
+                                      const gex_AM_Arg_t *args);
+extern void gasnetc_AMCommitReplyEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                    size_t nbytes, void *dest_addr, int nargs,
+                                    const gex_AM_Arg_t *args);
+
+#define GASNETC_EX_NPAM_FORMS(M)                                                      \
+  static inline void gex_AM_CommitRequestMedium##M(gex_AM_SrcDesc_t sd, gex_AM_Index_t h, \
+                                                   size_t nbytes GASNETC_AM_PARAMS_##M) { \
+    GASNETC_AM_PACK(M);                                                              \
+    gasnetc_AMCommitRequestEx(GASNETC_AM_MEDIUM, sd, h, nbytes, 0, M, gasnetc_args_); \
+  }                                                                                   \
+  static inline void gex_AM_CommitReplyMedium##M(gex_AM_SrcDesc_t sd, gex_AM_Index_t h, \
+                                                 size_t nbytes GASNETC_AM_PARAMS_##M) { \
+    GASNETC_AM_PACK(M);                                                              \
+    gasnetc_AMCommitReplyEx(GASNETC_AM_MEDIUM, sd, h, nbytes, 0, M, gasnetc_args_);   \
+  }                                                                                   \
+  static inline void gex_AM_CommitRequestLong##M(gex_AM_SrcDesc_t sd, gex_AM_Index_t h, \
+                                                 size_t nbytes, void *dest            \
+                                                 GASNETC_AM_PARAMS_##M) {             \
+    GASNETC_AM_PACK(M);                                                              \
+    gasnetc_AMCommitRequestEx(GASNETC_AM_LONG, sd, h, nbytes, dest, M, gasnetc_args_); \
+  }                                                                                   \
+  static inline void gex_AM_CommitReplyLong##M(gex_AM_SrcDesc_t sd, gex_AM_Index_t h,   \
+                                               size_t nbytes, void *dest              \
+                                               GASNETC_AM_PARAMS_##M) {               \
+    GASNETC_AM_PACK(M);                                                              \
+    gasnetc_AMCommitReplyEx(GASNETC_AM_LONG, sd, h, nbytes, dest, M, gasnetc_args_);  \
+  }
+GASNETC_AM_FOREACH_M(GASNETC_EX_NPAM_FORMS)
+#undef GASNETC_EX_NPAM_FORMS
 
 /* ---- RMA (the description's "Extended API") ------------------------------------------
  * Returns: the blocking and NBI calls non-zero, the NB calls GEX_EVENT_NO_OP,
