@@ -41,17 +41,23 @@ static int check(const unsigned char *p, size_t len, unsigned seed) {
     if (p[k] != (unsigned char)(seed * 131 + k * 7 + (k >> 8))) return 0;
   return 1;
 }
+static char *slot_at(void *base, gex_Rank_t src, unsigned tid, unsigned i) {
+  return (char *)base + (((size_t)src * NTHREADS + tid) * WINDOW + i % WINDOW) * SLOT;
+}
 static char *slot_of(gex_Rank_t at, gex_Rank_t src, unsigned tid, unsigned i) {
-  return (char *)si[at].addr + (((size_t)src * NTHREADS + tid) * WINDOW + i % WINDOW) * SLOT;
+  return slot_at(si[at].addr, src, tid, i);
 }
 
 /* Both request kinds: check, then reply with an NPAM Medium of GASNet's buffer. */
 static void on_req(gex_Token_t t, void *buf, size_t len, unsigned i, unsigned tid, int is_long) {
   gex_Token_Info_t ti;
-  gex_Token_Info(t, &ti, GEX_TI_SRCRANK);
+  /* handlers may run inside gex_Segment_Attach's final barrier, before
+   * main has si: find our segment through the token */
+  gex_Token_Info(t, &ti, GEX_TI_SRCRANK | GEX_TI_EP);
+  void *myseg = gex_Segment_QueryAddr(gex_EP_QuerySegment(ti.gex_ep));
   unsigned seed = seed_of(ti.gex_srcrank, tid, i);
   if (tid >= NTHREADS || len != len_of(i) || !check(buf, len, seed) ||
-      (is_long ? buf != slot_of(me, ti.gex_srcrank, tid, i) : ((uintptr_t)buf & 15) != 0)) {
+      (is_long ? buf != slot_at(myseg, ti.gex_srcrank, tid, i) : ((uintptr_t)buf & 15) != 0)) {
     fprintf(stderr, "node %u: bad %s request %u of thread %u from %u: %zu bytes at %p (want %zu%s)\n",
             (unsigned)me, is_long ? "Long" : "Medium", i, tid, (unsigned)ti.gex_srcrank, len, buf,
             len_of(i), tid < NTHREADS && len == len_of(i) && !check(buf, len, seed) ? ", payload corrupt" : "");
