@@ -259,13 +259,28 @@ int gasnetc_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler
  * the local-completion event asked for through lc_opt is already complete:
  * an event pointer receives GEX_EVENT_INVALID; GEX_EVENT_NOW, _DEFER and
  * _GROUP need nothing more. */
-static void gasnetc_am_lc(int ex, int is_request, int category, int nargs,
-                          gex_Event_t *lc_opt) {
+static void gasnetc_am_lc_bad(int ex, int is_request, int category, int nargs,
+                              gex_Event_t *lc_opt) __attribute__((noinline, cold, noreturn));
+static void gasnetc_am_lc_bad(int ex, int is_request, int category, int nargs,
+                              gex_Event_t *lc_opt) {
+  GASNETC_AM_FATAL("lc_opt %s: pass GEX_EVENT_NOW%s or the address of a gex_Event_t "
+                   "(gasnet-ex-api.txt, Active Messages NOTE 2: DEFER is prohibited, GROUP "
+                   "for requests only)",
+                   !lc_opt ? "is NULL" : lc_opt == GEX_EVENT_DEFER ? "is GEX_EVENT_DEFER"
+                                                                  : "is GEX_EVENT_GROUP",
+                   is_request ? ", GEX_EVENT_GROUP" : "");
+}
+/* Before the send: lc_opt is one the description allows. */
+static inline void gasnetc_am_lc_check(int ex, int is_request, int category, int nargs,
+                                       gex_Event_t *lc_opt) {
   if (category == GASNETC_AM_SHORT) return;
-  if (GASNETC_UNLIKELY(!lc_opt))
-    GASNETC_AM_FATAL("lc_opt is NULL: pass GEX_EVENT_NOW, GEX_EVENT_DEFER, GEX_EVENT_GROUP "
-                     "or the address of a gex_Event_t (%s)", "gasnet-ex-api.txt, AM");
-  if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER && lc_opt != GEX_EVENT_GROUP)
+  if (GASNETC_UNLIKELY(!lc_opt || lc_opt == GEX_EVENT_DEFER ||
+                       (!is_request && lc_opt == GEX_EVENT_GROUP)))
+    gasnetc_am_lc_bad(ex, is_request, category, nargs, lc_opt);
+}
+/* After it: complete already (see above). */
+static inline void gasnetc_am_lc(int category, gex_Event_t *lc_opt) {
+  if (category != GASNETC_AM_SHORT && lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_GROUP)
     *lc_opt = GEX_EVENT_INVALID;
 }
 
@@ -278,9 +293,10 @@ int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index
     gasnetc_tm_jobrank(tm, rank,
                        gasnetc_am_name(name, sizeof name, GASNETC_NAME_EX, 1, category, nargs));
   }
+  gasnetc_am_lc_check(GASNETC_NAME_EX, 1, category, nargs, lc_opt);
   int rc = gasnetc_am_send(GASNETC_NAME_EX, (flags & GEX_FLAG_IMMEDIATE) != 0, 1, category, dest,
                            handler, src, nbytes, dest_addr, nargs, args);
-  if (rc == 0) gasnetc_am_lc(GASNETC_NAME_EX, 1, category, nargs, lc_opt);
+  if (rc == 0) gasnetc_am_lc(category, lc_opt);
   gasnetc_exit_check();
   return rc;
 }
@@ -290,9 +306,10 @@ int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
                       gex_Flags_t flags, int nargs, const gex_AM_Arg_t *args) {
   (void)flags; /* a reply always has room (transport.h): IMMEDIATE never refuses it */
   gasnetc_am_reply_token(GASNETC_NAME_EX, category, token, nargs);
+  gasnetc_am_lc_check(GASNETC_NAME_EX, 0, category, nargs, lc_opt);
   int rc = gasnetc_am_send(GASNETC_NAME_EX, 0, 0, category, token->src, handler, src, nbytes,
                            dest_addr, nargs, args);
-  gasnetc_am_lc(GASNETC_NAME_EX, 0, category, nargs, lc_opt);
+  gasnetc_am_lc(category, lc_opt);
   return rc;
 }
 
@@ -308,21 +325,6 @@ int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
  * (handler, args and nbytes are known only then) and sends: the lent buffer
  * with the header beside it (transport.h commit), or client_buf through the
  * fixed-payload send. The SrcDesc is this thread's gasnetc_thread.sd. */
-
-/* lc_opt of a Prepare with client_buf (gasnet-ex-api.txt, "NOTE 2" of the
- * AM section): GEX_EVENT_NOW, an event pointer, or GEX_EVENT_GROUP for a
- * request; never GEX_EVENT_DEFER. */
-static void gasnetc_am_lc_check(int is_request, int category, int nargs, gex_Event_t *lc_opt) {
-  const int ex = GASNETC_NAME_PREPARE;
-  if (GASNETC_UNLIKELY(!lc_opt || lc_opt == GEX_EVENT_DEFER ||
-                       (!is_request && lc_opt == GEX_EVENT_GROUP)))
-    GASNETC_AM_FATAL("lc_opt is %s with a client_buf: pass GEX_EVENT_NOW%s or the address of "
-                     "a gex_Event_t (%s)",
-                     !lc_opt ? "NULL" : lc_opt == GEX_EVENT_DEFER ? "GEX_EVENT_DEFER"
-                                                                  : "GEX_EVENT_GROUP",
-                     is_request ? ", GEX_EVENT_GROUP" : "",
-                     "gasnet-ex-api.txt, AM NOTE 2: DEFER is prohibited for AMs, GROUP for replies");
-}
 
 static gex_AM_SrcDesc_t gasnetc_am_prepare(int is_request, int category, gasnet_node_t dest,
                                            const void *client_buf, size_t least, size_t most,
@@ -347,7 +349,7 @@ static gex_AM_SrcDesc_t gasnetc_am_prepare(int is_request, int category, gasnet_
   if (GASNETC_UNLIKELY(!client_buf && lc_opt))
     GASNETC_AM_FATAL("lc_opt must be NULL when client_buf is NULL (%s)",
                      "gasnet-ex-api.txt, gex_AM_Prepare calls");
-  if (client_buf) gasnetc_am_lc_check(is_request, category, nargs, lc_opt);
+  if (client_buf) gasnetc_am_lc_check(ex, is_request, category, nargs, lc_opt);
   size_t size = most < max ? most : max;
 
   /* Replies are never refused (transport.h), so IMMEDIATE can only refuse
@@ -523,7 +525,7 @@ static void gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
     }
   }
   /* client_buf was read (sent or copied): locally complete. */
-  if (d.client_buf) gasnetc_am_lc(ex, is_request, category, nargs, d.lc_opt);
+  if (d.client_buf) gasnetc_am_lc(category, d.lc_opt);
   if (is_request) gasnetc_exit_check();
 }
 

@@ -27,5 +27,37 @@ if [ "$CONDUIT" = udp ]; then
   run "-n 2, 10% loss, 5% duplicates, 5% reordered" 2 T_RMA_OPS=100 \
     GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05
 fi
+misuse() { # case expected-text
+  local c=$1 want=$2 mbin=./t_ex_rma_misuse
+  [ "$CONDUIT" = tcp ] && mbin=./tcp/t_ex_rma_misuse
+  out=$("$GASNETRUN" -n 2 $mbin "$c" 2>&1); rc=$?
+  if [ "$rc" != 0 ] && echo "$out" | grep -qF -- "$want"; then
+    echo "ok   $c: exit $rc, message: $(echo "$out" | grep -F -- "$want" | head -1)"
+  else
+    echo "FAIL $c: exit $rc (want non-zero), want message containing: $want"
+    echo "$out" | sed 's/^/     | /' | tail -8
+    fails=$((fails + 1))
+  fi
+}
+echo "== misuse: one per run, each must end the job"
+out=$("$GASNETRUN" -n 2 $([ "$CONDUIT" = tcp ] && echo ./tcp/t_ex_rma_misuse || echo ./t_ex_rma_misuse) none 2>&1)
+rc=$?; echo "none: expected exit 0; got $rc"
+[ "$rc" = 0 ] || { echo "FAIL: the correct case"; echo "$out" | tail -6; fails=$((fails + 1)); }
+misuse wait-no-op "gex_Event_Wait: GEX_EVENT_NO_OP is not an event"
+misuse test-twice "gex_Event_Test:"
+misuse put-outside "gex_RMA_PutBlocking: destination ["
+misuse get-bad-rank "gex_RMA_GetBlocking: rank 8 does not exist (the team has 2)"
+misuse seg-flag "gex_RMA_PutNBI: flags 0x4000 include a GEX_FLAG_*_SEG_* flag, which the description marks [UNIMPLEMENTED]"
+misuse nb-group "gex_RMA_PutNB: lc_opt"
+misuse nbi-pointer "gex_RMA_PutNBI: lc_opt"
+misuse leaf-get "gex_Event_QueryLeaf: no operation here has a leaf of category 0x1"
+misuse leaf-all "gex_Event_QueryLeaf: event_category 0x1f is not one GEX_EC_* constant"
+misuse nbi-mask "gex_NBI_Wait: event_mask 0x200"
+misuse event-flags "gex_Event_WaitAll: flags 0x1"
+misuse nbi-in-region "gex_NBI_Wait: called inside an access region"
+misuse val-size "gex_RMA_PutBlockingVal: nbytes = 9; value operations need 0 < nbytes <= SIZEOF_GEX_RMA_VALUE_T"
+misuse am-defer "gex_AM_RequestMedium0: lc_opt is GEX_EVENT_DEFER"
+misuse barrier-pair "gex_Coll_BarrierNB: tm"
+misuse barrier-overlap "gex_Coll_BarrierNB: a GASNet-1 barrier is in progress"
 [ $fails = 0 ] && echo "t-ex-rma: all passed"
 exit $fails
