@@ -278,6 +278,24 @@ static inline void gasnetc_am_lc_check(int ex, int is_request, int category, int
                        (!is_request && lc_opt == GEX_EVENT_GROUP)))
     gasnetc_am_lc_bad(ex, is_request, category, nargs, lc_opt);
 }
+/* The flags an AM call takes; PEER_NEVER_* are hints (valid for RMA, and
+ * harmless here). The [UNIMPLEMENTED] ones are named as such. */
+#define GASNETC_AM_FLAGS \
+  (GEX_FLAG_IMMEDIATE | GEX_FLAG_PEER_NEVER_SELF | GEX_FLAG_PEER_NEVER_NBRHD)
+static void gasnetc_am_flags_bad(int ex, int is_request, int category, int nargs,
+                                 gex_Flags_t flags) __attribute__((noinline, cold, noreturn));
+static void gasnetc_am_flags_bad(int ex, int is_request, int category, int nargs,
+                                 gex_Flags_t flags) {
+  if (flags & (GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO | GEX_FLAG_SELF_SEG_UNKNOWN |
+               GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_SELF_SEG_SOME | GEX_FLAG_PEER_SEG_SOME |
+               GEX_FLAG_SELF_SEG_BOUND | GEX_FLAG_PEER_SEG_BOUND | GEX_FLAG_SELF_SEG_OFFSET |
+               GEX_FLAG_PEER_SEG_OFFSET))
+    GASNETC_AM_FATAL("flags %#x include GEX_FLAG_LC_COPY_* or GEX_FLAG_*_SEG_*, which the "
+                     "description marks [UNIMPLEMENTED]", (unsigned)flags);
+  GASNETC_AM_FATAL("flags %#x: an AM takes only GEX_FLAG_IMMEDIATE (and the PEER_NEVER_* "
+                   "hints)", (unsigned)flags);
+}
+
 /* After it: complete already (see above). */
 static inline void gasnetc_am_lc(int category, gex_Event_t *lc_opt) {
   if (category != GASNETC_AM_SHORT && lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_GROUP)
@@ -293,6 +311,8 @@ int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index
     gasnetc_tm_jobrank(tm, rank,
                        gasnetc_am_name(name, sizeof name, GASNETC_NAME_EX, 1, category, nargs));
   }
+  if (GASNETC_UNLIKELY(flags & ~GASNETC_AM_FLAGS))
+    gasnetc_am_flags_bad(GASNETC_NAME_EX, 1, category, nargs, flags);
   gasnetc_am_lc_check(GASNETC_NAME_EX, 1, category, nargs, lc_opt);
   int rc = gasnetc_am_send(GASNETC_NAME_EX, (flags & GEX_FLAG_IMMEDIATE) != 0, 1, category, dest,
                            handler, src, nbytes, dest_addr, nargs, args);
@@ -304,8 +324,10 @@ int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index
 int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
                       const void *src, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt,
                       gex_Flags_t flags, int nargs, const gex_AM_Arg_t *args) {
-  (void)flags; /* a reply always has room (transport.h): IMMEDIATE never refuses it */
+  /* a reply always has room (transport.h): IMMEDIATE never refuses it */
   gasnetc_am_reply_token(GASNETC_NAME_EX, category, token, nargs);
+  if (GASNETC_UNLIKELY(flags & ~GASNETC_AM_FLAGS))
+    gasnetc_am_flags_bad(GASNETC_NAME_EX, 0, category, nargs, flags);
   gasnetc_am_lc_check(GASNETC_NAME_EX, 0, category, nargs, lc_opt);
   int rc = gasnetc_am_send(GASNETC_NAME_EX, 0, 0, category, token->src, handler, src, nbytes,
                            dest_addr, nargs, args);

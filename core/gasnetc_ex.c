@@ -15,6 +15,7 @@
 
 #include "gasnetc_internal.h"
 #include "boot.h"
+#include "gasnet_mk.h"
 
 /* ---- teams and TM-pairs ---------------------------------------------------- */
 
@@ -271,4 +272,56 @@ uint64_t gex_System_QueryMaxThreads(void) {
 #else
   return GASNETC_MAX_THREADS;
 #endif
+}
+
+/* ---- [PROPOSED] memory kinds, segments, endpoints -------------------------------
+ * One EP and one host segment per process here: a documented error and a
+ * message (unless gex_System_SetVerboseErrors(0)), nothing changed. */
+static int gasnetc_proposed(int rc, const char *fname, const char *why) {
+  if (gasnetc_g.verbose_errors) fprintf(stderr, "GASNet: %s: %s\n", fname, why);
+  return rc;
+}
+
+int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address,
+                       uintptr_t length, gex_MK_t kind, gex_Flags_t flags) {
+  (void)segment_p; (void)client; (void)address; (void)length; (void)kind; (void)flags;
+  return gasnetc_proposed(GASNET_ERR_RESOURCE, "gex_Segment_Create",
+                          "one segment per process here, the one of gex_Segment_Attach "
+                          "(GASNET_ERR_RESOURCE)");
+}
+void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags) {
+  (void)flags;
+  gasnetc_fatal("gex_Segment_Destroy: segment %p was not made by gex_Segment_Create (which "
+                "makes none here); the primordial segment lives until exit", (void *)segment);
+}
+int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags) {
+  (void)ep; (void)segment; (void)flags;
+  return gasnetc_proposed(GASNET_ERR_RESOURCE, "gex_EP_BindSegment",
+                          "the only EP is bound to the only segment by gex_Segment_Attach "
+                          "(GASNET_ERR_RESOURCE)");
+}
+int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities,
+                  gex_Flags_t flags) {
+  (void)ep_p; (void)client; (void)capabilities; (void)flags;
+  return gasnetc_proposed(GASNET_ERR_RESOURCE, "gex_EP_Create",
+                          "only the primordial EP exists here (GASNET_MAXEPS 1; the "
+                          "description provides more for ibv, ofi and ucx only) "
+                          "(GASNET_ERR_RESOURCE)");
+}
+
+int gex_MK_Create(gex_MK_t *memkind_p, gex_Client_t client, const gex_MK_Create_args_t *args,
+                  gex_Flags_t flags) {
+  (void)memkind_p; (void)client; (void)flags;
+  static const char *const names[] = { "GEX_MK_CLASS_HOST", "GEX_MK_CLASS_CUDA_UVA",
+                                       "GEX_MK_CLASS_HIP", "GEX_MK_CLASS_ZE" };
+  char why[160];
+  unsigned c = args ? (unsigned)args->gex_class : 0;
+  snprintf(why, sizeof why, "%s: only host memory here, which is GEX_MK_HOST already "
+           "(GASNET_ERR_BAD_ARG)", !args ? "args is NULL" : c < 4 ? names[c] : "unknown class");
+  return gasnetc_proposed(GASNET_ERR_BAD_ARG, "gex_MK_Create", why);
+}
+void gex_MK_Destroy(gex_MK_t memkind, gex_Flags_t flags) {
+  (void)flags;
+  gasnetc_fatal("gex_MK_Destroy: memory kind %p was not made by gex_MK_Create (which makes "
+                "none here)", (void *)memkind);
 }

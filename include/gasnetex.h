@@ -447,6 +447,31 @@ void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
 void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size_p, gex_Rank_t *nbrhd_set_rank_p,
                                 gex_Rank_t *host_set_size_p, gex_Rank_t *host_set_rank_p);
 
+/* ---- [PROPOSED] memory kinds, segments and endpoints beyond the primordial ones ---
+ * (the description's last section). One EP and one segment per process
+ * exist here, both host memory: these return a documented error, with a
+ * message naming the call and the reason, and change nothing. */
+typedef struct gasnetc_mk *gex_MK_t;
+#define GEX_MK_INVALID ((gex_MK_t)0)
+#define GEX_MK_HOST ((gex_MK_t)(uintptr_t)1)
+typedef uint32_t gex_EP_Capabilities_t;
+#define GEX_EP_CAPABILITY_RMA  ((gex_EP_Capabilities_t)1u << 0)
+#define GEX_EP_CAPABILITY_AM   ((gex_EP_Capabilities_t)1u << 1)
+#define GEX_EP_CAPABILITY_VIS  ((gex_EP_Capabilities_t)1u << 2)
+#define GEX_EP_CAPABILITY_COLL ((gex_EP_Capabilities_t)1u << 3)
+#define GEX_EP_CAPABILITY_AD   ((gex_EP_Capabilities_t)1u << 4)
+#define GEX_EP_CAPABILITY_ALL  ((gex_EP_Capabilities_t)0x1fu)
+/* GASNET_ERR_RESOURCE: a second segment (the primordial one is the only). */
+extern int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address,
+                              uintptr_t length, gex_MK_t kind, gex_Flags_t flags);
+/* Fatal: no segment made by gex_Segment_Create exists to destroy. */
+extern void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags);
+/* GASNET_ERR_RESOURCE: EP 0 is bound at gex_Segment_Attach; there is no other. */
+extern int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags);
+/* GASNET_ERR_RESOURCE: the description implements it for ibv, ofi and ucx only. */
+extern int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client,
+                         gex_EP_Capabilities_t capabilities, gex_Flags_t flags);
+
 /* ---- handler-safe locks: the same objects as gasnet_hsl_t ------------------------- */
 typedef gasnet_hsl_t gex_HSL_t;
 #define GEX_HSL_INITIALIZER GASNET_HSL_INITIALIZER

@@ -283,6 +283,23 @@ static void check_immediate(void) {
   T_EXPECT(wrong == 0, "%d puts disagree with their IMMEDIATE result", wrong);
 }
 
+/* [PROPOSED] calls: the documented error, nothing changed. */
+static void check_proposed(gex_Client_t client, gex_EP_t ep, gex_Segment_t segment) {
+  gex_System_SetVerboseErrors(0);
+  gex_EP_t ep2 = GEX_EP_INVALID;
+  gex_Segment_t s2 = GEX_SEGMENT_INVALID;
+  int a = gex_EP_Create(&ep2, client, GEX_EP_CAPABILITY_RMA, 0);
+  int b = gex_Segment_Create(&s2, client, NULL, 1 << 20, GEX_MK_HOST, 0);
+  int c = gex_EP_BindSegment(ep, segment, 0);
+  gex_System_SetVerboseErrors(1);
+  printf("node %u: [PROPOSED] gex_EP_Create %s, gex_Segment_Create %s, gex_EP_BindSegment %s "
+         "(want GASNET_ERR_RESOURCE each)\n", (unsigned)me, gasnet_ErrorName(a),
+         gasnet_ErrorName(b), gasnet_ErrorName(c));
+  T_EXPECT(a == GASNET_ERR_RESOURCE && b == GASNET_ERR_RESOURCE && c == GASNET_ERR_RESOURCE &&
+               ep2 == GEX_EP_INVALID && s2 == GEX_SEGMENT_INVALID,
+           "a [PROPOSED] call did not return GASNET_ERR_RESOURCE, or changed its output");
+}
+
 /* ---- the model ----------------------------------------------------------------------- */
 
 static uint64_t rng = 88172645463325252ull;
@@ -413,6 +430,7 @@ int main(int argc, char **argv) {
   barrier();
   check_barrier();
   check_immediate();
+  check_proposed(client, ep, segment);
   barrier();
   const char *ops = getenv("T_RMA_OPS");
   model_check(ops ? atoi(ops) : 200);

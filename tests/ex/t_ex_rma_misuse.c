@@ -64,6 +64,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(c, "val-size")) gex_RMA_PutBlockingVal(tm, last, dest, 1, 9, 0);
   if (!strcmp(c, "am-defer")) gex_AM_RequestMedium0(tm, last, H_REQ, buf, 8, GEX_EVENT_DEFER, 0);
+  if (!strcmp(c, "am-seg-flag"))
+    gex_AM_RequestMedium0(tm, last, H_REQ, buf, 8, GEX_EVENT_NOW, GEX_FLAG_SELF_SEG_OFFSET);
   if (!strcmp(c, "barrier-pair")) gex_Coll_BarrierNB(gex_TM_Pair(ep, 0), 0);
   if (!strcmp(c, "barrier-overlap")) {
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);

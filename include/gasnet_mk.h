@@ -1,0 +1,44 @@
+/*
+ * gasnet_mk.h - memory kinds ([PROPOSED] in ../shared/spec/gasnet-ex-api.txt,
+ * "GASNet-EX API Proposal: Memory Kinds"). Only host memory exists here:
+ * no GASNET_HAVE_MK_CLASS_* macro is defined, and gex_MK_Create returns
+ * GASNET_ERR_BAD_ARG for every class but GEX_MK_CLASS_HOST, which needs no
+ * creating (GEX_MK_HOST is predefined).
+ */
+#ifndef GASNET_MK_H
+#define GASNET_MK_H
+
+#include "gasnetex.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  GEX_MK_CLASS_HOST,
+  GEX_MK_CLASS_CUDA_UVA,
+  GEX_MK_CLASS_HIP,
+  GEX_MK_CLASS_ZE
+} gex_MK_Class_t;
+
+typedef struct {
+  uint64_t gex_flags; /* must be 0 */
+  gex_MK_Class_t gex_class;
+  union {
+    struct { int gex_CUdevice; } gex_class_cuda_uva;
+    struct { int gex_hipDevice; } gex_class_hip;
+    struct { void *gex_zeDevice; void *gex_zeContext; uint32_t gex_zeMemoryOrdinal; } gex_class_ze;
+  } gex_args;
+} gex_MK_Create_args_t;
+
+/* GASNET_ERR_BAD_ARG, with a message naming the class: no device memory. */
+extern int gex_MK_Create(gex_MK_t *memkind_p, gex_Client_t client, const gex_MK_Create_args_t *args,
+                         gex_Flags_t flags);
+/* Fatal: no kind made by gex_MK_Create exists. */
+extern void gex_MK_Destroy(gex_MK_t memkind, gex_Flags_t flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GASNET_MK_H */
