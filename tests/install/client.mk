@@ -6,7 +6,7 @@
 #
 #   c    OUT/t_client      from SRC/t_client.c   with GASNET_CC, linked with GASNET_LD
 #   cxx  OUT/t_client_cxx  from SRC/t_client.cpp with GASNET_CXX -std=c++17, linked with it
-#   ex   OUT/t_ex_am       from EXSRC/t_ex_am.c (a GASNet-EX client: gasnetex.h), as c
+#   ex   OUT/t_ex_am, OUT/t_ex_rma from EXSRC/t_ex_*.c (GASNet-EX clients: gasnetex.h), as c
 #
 # The client's own flags (warnings as errors, C++17) come after GASNet's.
 include $(GASNET_PREFIX)/include/$(CONDUIT)-conduit/$(CONDUIT)-$(MODE).mak
@@ -16,7 +16,7 @@ CLIENT_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror
 
 c: $(OUT)/t_client
 cxx: $(OUT)/t_client_cxx
-ex: $(OUT)/t_ex_am
+ex: $(OUT)/t_ex_am $(OUT)/t_ex_rma
 .PHONY: c cxx ex
 
 $(OUT)/t_client.o: $(SRC)/t_client.c
@@ -29,7 +29,7 @@ $(OUT)/t_client_cxx.o: $(SRC)/t_client.cpp
 $(OUT)/t_client_cxx: $(OUT)/t_client_cxx.o
 	$(GASNET_CXX) $(GASNET_LDFLAGS) -o $@ $< $(GASNET_LIBS)
 
-$(OUT)/t_ex_am.o: $(EXSRC)/t_ex_am.c
+$(OUT)/t_ex_%.o: $(EXSRC)/t_ex_%.c
 	$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) $(CLIENT_CFLAGS) -c $< -o $@
-$(OUT)/t_ex_am: $(OUT)/t_ex_am.o
+$(OUT)/t_ex_%: $(OUT)/t_ex_%.o
 	$(GASNET_LD) $(GASNET_LDFLAGS) -o $@ $< $(GASNET_LIBS)

@@ -9,8 +9,9 @@
 # rank's put/get/AM check must pass. Two installs:
 #  1. seq, from `make install prefix=$TMP/inst`: the installed .mak and .pc
 #     name that prefix (the fragments follow a prefix given at install time);
-#     The same install builds tests/ex/t_ex_am.c, a GASNet-EX client
-#     (gasnetex.h), and runs it on 2 ranks: every rank's checks must pass.
+#     The same install builds tests/ex/t_ex_am.c and t_ex_rma.c, GASNet-EX
+#     clients (gasnetex.h), and runs them on 2 ranks: every rank's checks
+#     must pass.
 #  2. par, from `make install DESTDIR=$TMP/root` (the configured prefix inside
 #     it), with GASNET_PREFIX given on make's command line, as a client of a
 #     moved tree would. This install also remakes the tree's own fragments
@@ -45,13 +46,15 @@ build_and_run seq "$inst"
 echo "== $CONDUIT-seq.mak: a GASNet-EX client"
 if make -f "$CLIENT_SRC/client.mk" GASNET_PREFIX="$inst" CONDUIT="$CONDUIT" MODE=seq \
      SRC="$CLIENT_SRC" EXSRC="$TOP/tests/ex" OUT="$TMP/seq" ex 2>&1 | sed "s|$TMP|\$TMP|g" \
-   && [ -x "$TMP/seq/t_ex_am" ]; then
-  out=$("$INSTRUN" -n 2 "$TMP/seq/t_ex_am" 2>&1); rc=$?
-  ok=$(echo "$out" | grep -c 'all GASNet-EX checks passed')
-  echo "t_ex_am -n 2: expected exit 0 and 2 'all ... passed' lines; got exit $rc and $ok"
-  [ "$rc" = 0 ] && [ "$ok" = 2 ] || { echo "FAIL: t_ex_am"; echo "$out" | tail -5; fails=$((fails + 1)); }
+   && [ -x "$TMP/seq/t_ex_am" ] && [ -x "$TMP/seq/t_ex_rma" ]; then
+  for t in t_ex_am:'all GASNet-EX checks passed' t_ex_rma:'all GASNet-EX RMA checks passed'; do
+    out=$(T_RMA_OPS=50 "$INSTRUN" -n 2 "$TMP/seq/${t%%:*}" 2>&1); rc=$?
+    ok=$(echo "$out" | grep -c "${t#*:}")
+    echo "${t%%:*} -n 2: expected exit 0 and 2 '${t#*:}' lines; got exit $rc and $ok"
+    [ "$rc" = 0 ] && [ "$ok" = 2 ] || { echo "FAIL: ${t%%:*}"; echo "$out" | tail -5; fails=$((fails + 1)); }
+  done
 else
-  echo "FAIL: building t_ex_am with $CONDUIT-seq.mak"; fails=$((fails + 1))
+  echo "FAIL: building t_ex_am and t_ex_rma with $CONDUIT-seq.mak"; fails=$((fails + 1))
 fi
 
 install_tree
