@@ -352,6 +352,7 @@ static inline int gasnett_cond_wait(gasnett_cond_t *c, gasnett_mutex_t *m) {
   return pthread_cond_wait(c, m);
 }
 
+#if defined(PTHREAD_RWLOCK_INITIALIZER)
 typedef pthread_rwlock_t gasnett_rwlock_t;
 #define GASNETT_RWLOCK_INITIALIZER PTHREAD_RWLOCK_INITIALIZER
 static inline int gasnett_rwlock_init(gasnett_rwlock_t *l) { return pthread_rwlock_init(l, NULL); }
@@ -361,6 +362,20 @@ static inline int gasnett_rwlock_wrlock(gasnett_rwlock_t *l) { return pthread_rw
 static inline int gasnett_rwlock_tryrdlock(gasnett_rwlock_t *l) { return pthread_rwlock_tryrdlock(l); }
 static inline int gasnett_rwlock_trywrlock(gasnett_rwlock_t *l) { return pthread_rwlock_trywrlock(l); }
 static inline int gasnett_rwlock_unlock(gasnett_rwlock_t *l) { return pthread_rwlock_unlock(l); }
+#else
+/* A client compiled in strict ISO mode (-std=c99, no _POSIX_C_SOURCE >=
+ * 200112L before the first system header) has no pthread rwlocks: a mutex
+ * is a correct (if less concurrent) readers-writer lock. */
+typedef pthread_mutex_t gasnett_rwlock_t;
+#define GASNETT_RWLOCK_INITIALIZER PTHREAD_MUTEX_INITIALIZER
+static inline int gasnett_rwlock_init(gasnett_rwlock_t *l) { return pthread_mutex_init(l, NULL); }
+static inline int gasnett_rwlock_destroy(gasnett_rwlock_t *l) { return pthread_mutex_destroy(l); }
+static inline int gasnett_rwlock_rdlock(gasnett_rwlock_t *l) { return pthread_mutex_lock(l); }
+static inline int gasnett_rwlock_wrlock(gasnett_rwlock_t *l) { return pthread_mutex_lock(l); }
+static inline int gasnett_rwlock_tryrdlock(gasnett_rwlock_t *l) { return pthread_mutex_trylock(l); }
+static inline int gasnett_rwlock_trywrlock(gasnett_rwlock_t *l) { return pthread_mutex_trylock(l); }
+static inline int gasnett_rwlock_unlock(gasnett_rwlock_t *l) { return pthread_mutex_unlock(l); }
+#endif
 
 /* ---- G. thread-local keys: a __thread void* per key, NULL at start ------ */
 #define GASNETT_THREADKEY_DECLARE(key) extern __thread void *gasnett__tk_##key

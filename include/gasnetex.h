@@ -273,9 +273,8 @@ GASNETC_AM_FOREACH_M(GASNETC_EX_AM_FORMS)
  * most_payload, capped at gex_AM_Max*()); the matching Commit[M] on the
  * same thread sends nbytes of it. With GEX_FLAG_IMMEDIATE a request Prepare
  * returns GEX_AM_SRCDESC_NO_OP (nothing taken, nothing sent) when the
- * transport has no room now (udp: the peer's request credits). The
- * variadic Commit forms without [M] are not provided, as for the
- * fixed-payload AMs. */
+ * transport has no room now (udp: the peer's request credits). The forms
+ * without [M] are below, with the fixed-payload ones. */
 typedef struct gasnetc_srcdesc *gex_AM_SrcDesc_t; /* this thread's (core/gasnetc_internal.h) */
 #define GEX_AM_SRCDESC_NO_OP ((gex_AM_SrcDesc_t)0)
 extern void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd);
@@ -344,6 +343,39 @@ extern void gasnetc_AMCommitReplyEx(int category, gex_AM_SrcDesc_t sd, gex_AM_In
   }
 GASNETC_AM_FOREACH_M(GASNETC_EX_NPAM_FORMS)
 #undef GASNETC_EX_NPAM_FORMS
+
+/* ---- the AM forms without [M] (the description: "on compilers supporting
+ * the __VA_ARGS__ preprocessor feature ... the [M] may optionally be omitted
+ * entirely and is inferred based on the argument count"). GASNETC_M_AFTER_K
+ * counts the arguments after the first K (at most 24 in all). */
+#define GASNETC_PICK25(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15,  \
+                       _16, _17, _18, _19, _20, _21, _22, _23, _24, N, ...)              \
+  N
+#define GASNETC_M_AFTER_3(...) GASNETC_PICK25(__VA_ARGS__, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define GASNETC_M_AFTER_4(...) GASNETC_PICK25(__VA_ARGS__, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define GASNETC_M_AFTER_6(...) GASNETC_PICK25(__VA_ARGS__, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define GASNETC_M_AFTER_7(...) GASNETC_PICK25(__VA_ARGS__, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define GASNETC_M_AFTER_8(...) GASNETC_PICK25(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define gex_AM_RequestShort(...) \
+  GASNETC_CONCAT(gex_AM_RequestShort, GASNETC_M_AFTER_4(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_RequestMedium(...) \
+  GASNETC_CONCAT(gex_AM_RequestMedium, GASNETC_M_AFTER_7(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_RequestLong(...) \
+  GASNETC_CONCAT(gex_AM_RequestLong, GASNETC_M_AFTER_8(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_ReplyShort(...) \
+  GASNETC_CONCAT(gex_AM_ReplyShort, GASNETC_M_AFTER_3(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_ReplyMedium(...) \
+  GASNETC_CONCAT(gex_AM_ReplyMedium, GASNETC_M_AFTER_6(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_ReplyLong(...) \
+  GASNETC_CONCAT(gex_AM_ReplyLong, GASNETC_M_AFTER_7(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_CommitRequestMedium(...) \
+  GASNETC_CONCAT(gex_AM_CommitRequestMedium, GASNETC_M_AFTER_3(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_CommitReplyMedium(...) \
+  GASNETC_CONCAT(gex_AM_CommitReplyMedium, GASNETC_M_AFTER_3(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_CommitRequestLong(...) \
+  GASNETC_CONCAT(gex_AM_CommitRequestLong, GASNETC_M_AFTER_4(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_CommitReplyLong(...) \
+  GASNETC_CONCAT(gex_AM_CommitReplyLong, GASNETC_M_AFTER_4(__VA_ARGS__))(__VA_ARGS__)
 
 /* ---- RMA (the description's "Extended API") ------------------------------------------
  * Returns: the blocking and NBI calls non-zero, the NB calls GEX_EVENT_NO_OP,
