@@ -10,6 +10,7 @@
 # conduits: udp tcp
 set -u
 . "$TOP/tests/lib/conduit.sh"
+. "$TOP/tests/lib/misuse.sh"
 cd "$BIN" || exit 1
 fails=0
 stats=$(mktemp -d "${TMPDIR:-/tmp}/t-ex-npam.XXXXXX") || exit 1
@@ -48,17 +49,7 @@ for n in 2 4; do # GASNET_PAR: 4 threads per rank Prepare and Commit at once (t_
   [ "$rc" = 0 ] && [ "$ok" = "$n" ] || { echo "FAIL: PAR -n $n"; echo "$out" | tail -6; fails=$((fails + 1)); }
 done
 
-misuse() { # ranks case expected-text
-  local n=$1 c=$2 want=$3
-  out=$("$GASNETRUN" -n "$n" ./t_ex_npam_misuse "$c" 2>&1); rc=$?
-  if [ "$rc" != 0 ] && echo "$out" | grep -qF -- "$want"; then
-    echo "ok   -n $n $c: exit $rc, message: $(echo "$out" | grep -F -- "$want" | head -1)"
-  else
-    echo "FAIL -n $n $c: exit $rc (want non-zero), want message containing: $want"
-    echo "$out" | sed 's/^/     | /' | tail -8
-    fails=$((fails + 1))
-  fi
-}
+misuse() { t_misuse ./t_ex_npam_misuse "$@"; } # ranks case expected-text
 echo "== misuse: one per run, each must end the job"
 out=$("$GASNETRUN" -n 2 ./t_ex_npam_misuse none 2>&1); rc=$?
 echo "-n 2 none: expected exit 0; got $rc"

@@ -9,8 +9,9 @@
 # conduits: udp tcp
 set -u
 . "$TOP/tests/lib/conduit.sh"
-cd "$TOP/tests/ex" || exit 1
-bin=./t_ex_rma; [ "$CONDUIT" = tcp ] && bin=./tcp/t_ex_rma
+. "$TOP/tests/lib/misuse.sh"
+cd "$BIN" || exit 1
+bin=./t_ex_rma
 fails=0
 run() { # label, ranks, env...
   local label=$1 n=$2; shift 2
@@ -27,20 +28,9 @@ if [ "$CONDUIT" = udp ]; then
   run "-n 2, 10% loss, 5% duplicates, 5% reordered" 2 T_RMA_OPS=100 \
     GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05
 fi
-misuse() { # case expected-text
-  local c=$1 want=$2 mbin=./t_ex_rma_misuse
-  [ "$CONDUIT" = tcp ] && mbin=./tcp/t_ex_rma_misuse
-  out=$("$GASNETRUN" -n 2 $mbin "$c" 2>&1); rc=$?
-  if [ "$rc" != 0 ] && echo "$out" | grep -qF -- "$want"; then
-    echo "ok   $c: exit $rc, message: $(echo "$out" | grep -F -- "$want" | head -1)"
-  else
-    echo "FAIL $c: exit $rc (want non-zero), want message containing: $want"
-    echo "$out" | sed 's/^/     | /' | tail -8
-    fails=$((fails + 1))
-  fi
-}
+misuse() { t_misuse ./t_ex_rma_misuse 2 "$@"; } # case expected-text
 echo "== misuse: one per run, each must end the job"
-out=$("$GASNETRUN" -n 2 $([ "$CONDUIT" = tcp ] && echo ./tcp/t_ex_rma_misuse || echo ./t_ex_rma_misuse) none 2>&1)
+out=$("$GASNETRUN" -n 2 ./t_ex_rma_misuse none 2>&1)
 rc=$?; echo "none: expected exit 0; got $rc"
 [ "$rc" = 0 ] || { echo "FAIL: the correct case"; echo "$out" | tail -6; fails=$((fails + 1)); }
 misuse wait-no-op "gex_Event_Wait: GEX_EVENT_NO_OP is not an event"

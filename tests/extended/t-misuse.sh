@@ -8,19 +8,10 @@
 # conduits: udp tcp
 set -u
 . "$TOP/tests/lib/conduit.sh"
+. "$TOP/tests/lib/misuse.sh"
 cd "$BIN" || exit 1
 fails=0
-check() { # ranks case expected-text
-  local n=$1 c=$2 want=$3
-  out=$("$GASNETRUN" -n "$n" ./t_misuse "$c" 2>&1); rc=$?
-  if [ "$rc" != 0 ] && echo "$out" | grep -qF -- "$want"; then
-    echo "ok   -n $n $c: exit $rc, message: $(echo "$out" | grep -F -- "$want" | head -1)"
-  else
-    echo "FAIL -n $n $c: exit $rc (want non-zero), want message containing: $want"
-    echo "$out" | sed 's/^/     | /' | tail -8
-    fails=$((fails + 1))
-  fi
-}
+check() { t_misuse ./t_misuse "$@"; } # ranks case expected-text
 check 2 put-outside "gasnet_put: destination ["
 check 2 put-outside "outside node 1's segment ["
 check 1 put-outside "outside node 0's segment ["
