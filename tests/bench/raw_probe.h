@@ -46,6 +46,8 @@
 #define RAW_PROBE_ACK_EVERY 8
 #define RAW_PROBE_SPAN (16u << 20) /* bytes streamed from / into, cyclically */
 
+/* Set by the peer's AM, which may run before we ask (in the poll of an
+ * earlier call): consumed (back to 0) once read, never cleared before. */
 static volatile int raw_probe_peer_port;
 static inline void raw_probe_port_handler(gasnet_token_t t, gasnet_handlerarg_t port) {
   (void)t;
@@ -83,14 +85,15 @@ static inline void raw_probe_connect(raw_probe_t *p, gasnet_node_t peer, gasnet_
   struct sockaddr_in a;
   socklen_t alen = sizeof a;
   getsockname(p->fd, (struct sockaddr *)&a, &alen);
-  raw_probe_peer_port = 0;
   gasnet_AMRequestShort1(peer, h, ntohs(a.sin_port));
   GASNET_BLOCKUNTIL(raw_probe_peer_port != 0);
+  const int port = raw_probe_peer_port;
+  raw_probe_peer_port = 0;
   const char *ip = gasnet_getenv("RAW_PROBE_IP");
   if (!ip || !*ip) ip = gasnet_getenv("AM_BENCH_RAW_IP");
   memset(&p->peer, 0, sizeof p->peer);
   p->peer.sin_family = AF_INET;
-  p->peer.sin_port = htons((uint16_t)raw_probe_peer_port);
+  p->peer.sin_port = htons((uint16_t)port);
   inet_pton(AF_INET, ip && *ip ? ip : "127.0.0.1", &p->peer.sin_addr);
 }
 

@@ -43,7 +43,6 @@ static inline int raw_probe_tcp_connect(gasnet_node_t peer, gasnet_handler_t h, 
   struct sockaddr_in a = { .sin_family = AF_INET };
   inet_pton(AF_INET, ip && *ip ? ip : "127.0.0.1", &a.sin_addr);
   int fd, one = 1;
-  raw_probe_peer_port = 0;
   if (!initiator) {
     int l = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in any = { .sin_family = AF_INET };
@@ -55,8 +54,9 @@ static inline int raw_probe_tcp_connect(gasnet_node_t peer, gasnet_handler_t h, 
     fd = accept(l, NULL, NULL);
     close(l);
   } else {
-    GASNET_BLOCKUNTIL(raw_probe_peer_port != 0);
+    GASNET_BLOCKUNTIL(raw_probe_peer_port != 0); /* it may have come already */
     a.sin_port = htons((uint16_t)raw_probe_peer_port);
+    raw_probe_peer_port = 0;
     fd = socket(AF_INET, SOCK_STREAM, 0);
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) raw_probe_tcp_die("raw_probe_tcp: connect");
   }

@@ -2,10 +2,11 @@
 # t-scripts.sh - the benchmark scripts of tests/bench run once, briefly, so
 # that they cannot rot: bar.sh (300 round trips, without its 30 s dead-peer
 # row), death.sh (2 s timeout), startup.sh, tree_startup.sh, teardown.sh
-# and launchers.sh (one repetition each), and compare.sh on this built tree
-# against itself (am_pingpong only, QUICK=1: nothing to build, a second or
-# two). Passes when every script completes; the figures are printed, never
-# compared with anything.
+# and launchers.sh (one repetition each), ex_bench and ex_bench_tcp (200
+# calls per form, one round: under a second each), and compare.sh on this
+# built tree against itself (am_pingpong and ex_bench, QUICK=1: nothing to
+# build, a few seconds). Passes when every script completes; the figures
+# are printed, never compared with anything.
 # timeout: 120
 set -u
 cd "$TOP/tests/bench" || exit 1
@@ -23,6 +24,8 @@ brief "startup.sh 1" ./startup.sh 1
 brief "tree_startup.sh 1" ./tree_startup.sh 1
 brief "teardown.sh 1" ./teardown.sh 1
 brief "launchers.sh 1" ./launchers.sh 1
-brief "compare.sh --tree TOP --tree TOP" env QUICK=1 BENCHES=am_pingpong ./compare.sh --tree "$TOP" --tree "$TOP"
+brief "ex_bench 200 1" "$TOP/spawner/gasnetrun_udp" -n 2 ./ex_bench 200 1
+brief "ex_bench_tcp 200 1" "$TOP/spawner/gasnetrun_tcp" -n 2 ./ex_bench_tcp 200 1
+brief "compare.sh --tree TOP --tree TOP" env QUICK=1 BENCHES="am_pingpong ex_bench" ./compare.sh --tree "$TOP" --tree "$TOP"
 [ $fails = 0 ] && echo "t-scripts: all passed"
 exit $fails
