@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 120
 # t-kill.sh - a peer lost mid-transfer ends the job: 4 ranks stream 256 KiB
 # Longs to each other; after 1 s
 #   kill     node 2 is killed (SIGKILL): the job must end with a non-zero
@@ -9,7 +10,6 @@
 #            from either end: "lost node 2 (connection
 #            reset)" from a peer, or "lost node N
 #            (connection aborted) ... (on node 2 of 4)" from node 2 itself.
-# timeout: 120
 set -u
 cd "$TOP/tests/amtcp" || exit 1
 . "$TOP/tests/lib/hang.sh"

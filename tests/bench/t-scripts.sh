@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 120
 # t-scripts.sh - the benchmark scripts of tests/bench run once, briefly, so
 # that they cannot rot: bar.sh (300 round trips, without its 30 s dead-peer
 # row), death.sh (2 s timeout), startup.sh, tree_startup.sh, teardown.sh
@@ -8,7 +9,6 @@
 # built tree against itself (am_pingpong and ex_bench, QUICK=1: nothing to
 # build, a few seconds). Passes when every script completes; the figures
 # are printed, never compared with anything.
-# timeout: 120
 set -u
 cd "$TOP/tests/bench" || exit 1
 fails=0

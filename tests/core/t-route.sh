@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 150
 # t-route.sh - the contracts of the middle of the library (issue 11), on
 # real jobs with their counters (GASNET_STATSFILE):
 #  1. the route table with mixed entries: under the test-only mix conduit
@@ -15,7 +16,6 @@
 #  5. t_internal on each conduit, 1 to 4 ranks: handlers registered after
 #     attach, and Mediums written into a buffer the transport lends
 #     (prepare/commit: amudp lends its own, amtcp the core's copy).
-# timeout: 150
 set -u
 cd "$TOP/tests/core" || exit 1
 tmp=$(mktemp -d /tmp/t-route.XXXXXX)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 30
 # t-envdoc.sh - every GASNET_* environment variable the library or the
 # launcher reads is documented, and defined exactly once: it appears in
 # README.md or docs/*.md, and it has exactly one definition there (a row of a
@@ -11,7 +12,6 @@
 # holds getenv, env_ or opt_ (getenv, boot_getenv, gasnet_getenv, cfg.getenv,
 # amudp_env_num, opt_str, ...), or #defined as a name ending in _ENV, in the
 # C sources outside tests/.
-# timeout: 30
 set -u
 top=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top" || exit 1

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 120
 # t-tree.sh - the ssh spawn tree without sshd: GASNET_SSH_CMD is fake-ssh,
 # which runs each relay here as if on the named host (h1..h8, names that do
 # not resolve: relays find the launcher through SSH_CONNECTION). Checks:
@@ -9,7 +10,6 @@
 # leaves nothing; an unreachable host is named; the launcher's environment
 # and -E reach remote ranks. Durations are checked only for hangs; the tree's
 # start-up time is measured by tests/bench/tree_startup.sh.
-# timeout: 120
 . "$(dirname "$0")/common.sh"
 export GASNET_SSH_CMD=$TOP/tests/spawner/fake-ssh GASNET_SSH_OPTIONS="-o Fake=yes" GASNET_SSH_OUT_DEGREE=2
 unset GASNET_SSH_SERVERS GASNET_SSH_NODEFILE GASNET_CSPAWN_CMD GASNET_SPAWNFN
