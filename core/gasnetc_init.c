@@ -63,7 +63,10 @@ static void gasnetc_exit_now(int code, int notify) __attribute__((noreturn));
  *                       (yielding the CPU as it spins on an overcommitted host:
  *                       gasnetc_host.c)
  *   GASNET_STATSFILE    write counters at exit to <value>.<rank>    default unset
- *   GASNET_NETWORK      interface, subnet or address to use (gasnetc_addr.c) */
+ *   GASNET_NETWORK      interface, subnet or address to use (gasnetc_addr.c)
+ *   GASNET_SUPERNODE_MAXSIZE  ranks per shared-memory neighbourhood
+ *                       (gasnetc_host.c): 0 = all of a host, 1 = no bypass
+ *                                                                 default 0 */
 #define GASNETC_SPIN_USEC_DEFAULT 100
 
 /* boot_getenv, reported under GASNET_VERBOSEENV with the default. */
@@ -86,6 +89,13 @@ static void gasnetc_read_env(void) {
   }
   v = gasnetc_env("GASNET_NETWORK", "the launcher's connection, else the first non-loopback address");
   gasnetc_g.network = v && *v ? v : NULL;
+  gasnetc_g.supernode_max = 0;
+  if ((v = gasnetc_env("GASNET_SUPERNODE_MAXSIZE", "0 (all the ranks of a host)")) && *v) {
+    uint64_t m;
+    if (gasneti_parse_uint(v, 0, UINT32_MAX, &m) < 0)
+      gasnetc_fatal("GASNET_SUPERNODE_MAXSIZE='%s' is not a number of ranks (0: no limit)", v);
+    gasnetc_g.supernode_max = (gasnet_node_t)m;
+  }
   v = gasnetc_env("GASNET_STATSFILE", "unset");
   gasnetc_g.statsfile = v && *v ? v : NULL;
 }

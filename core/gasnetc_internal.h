@@ -171,7 +171,15 @@ typedef struct gasnetc_client {
    * rank, and this node's index among them; built with host_of. */
   struct gasnetc_rankinfo *host_members; /* [host_size] */
   gasnet_node_t host_size, host_index;
-  struct gasnetc_rankinfo nbrhd_self; /* gex_System_QueryNbrhdInfo: just this node */
+  /* The shared-memory neighbourhood (gasnetc_host.c): the ranks of a host
+   * in chunks of at most supernode_max (GASNET_SUPERNODE_MAXSIZE, 0: no
+   * limit), numbered 0.. in order of their lowest rank; its members by
+   * increasing rank, and this node's index among them. */
+  gasnet_node_t supernode_max;
+  gasnet_node_t *nbrhd_of;    /* [nodes] */
+  gasnet_node_t nnbrhds;
+  struct gasnetc_rankinfo *nbrhd_members; /* [nbrhd_size] */
+  gasnet_node_t nbrhd_size, nbrhd_index;
 
   /* Exit (gasnetc_init.c). */
   volatile int exiting;       /* this process is in its exit path */
@@ -261,6 +269,10 @@ void gasnetc_addr_get(struct sockaddr_storage *addr, socklen_t *len);
  * host_cpus, polite, host_of, nhosts and the neighbourhood and host
  * member lists. */
 void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride);
+/* A conduit's route rule (gasnetc_conduit_t.route): 1 (its second
+ * transport, shared memory) for a peer of this node's neighbourhood, else
+ * 0 (the network). */
+unsigned gasnetc_route_nbrhd(gasnet_node_t me, gasnet_node_t peer);
 
 /* ---- statistics (gasnetc_stats.c) -------------------------------------- */
 #define GASNETC_STATS(X)                                              \
