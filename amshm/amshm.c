@@ -70,6 +70,11 @@
 #define AMSHM_RING_MAX (64u << 20)
 /* Records per ring per poll: progress stays bounded under a flood. */
 #define AMSHM_POLL_BUDGET 64
+/* A rank that polls without ever sleeping looks at its peers' pidfds every
+ * AMSHM_EXIT_CHECK_POLLS polls, at most every AMSHM_EXIT_CHECK_NS (a
+ * sleeping one does at every wake-up: the pidfds are in the one wait). */
+#define AMSHM_EXIT_CHECK_POLLS 1024
+#define AMSHM_EXIT_CHECK_NS 10000000ull
 /* close() flushes the overflow queues for at most this long. */
 #define AMSHM_CLOSE_FLUSH_NS 200000000ull
 
@@ -103,7 +108,7 @@ typedef struct amshm_rx {
 
 typedef struct amshm_peer {
   uint32_t rank;
-  int wakefd;             /* the peer's wake-up pipe (write end) */
+  int wakefd;             /* the peer's wake-up pipe (opened read-write) */
   int pidfd;              /* readable once the peer's process has ended; -1 */
   int dead;               /* exited (reported, or after its BYE) */
   amshm_region_t *rhdr;   /* page 0 of the peer's region */
@@ -150,13 +155,41 @@ struct gasnetc_transport {
   amshm_peer_t **by_rank; /* [nranks], NULL when not served */
   struct pollfd *pfds;    /* the peers' pidfds, for amshm_check_exits */
   int checking;           /* a thread is in amshm_check_exits (PAR) */
+  unsigned polls;         /* since the last look at the pidfds (racy in PAR: a hint) */
+  uint64_t next_check;    /* gasneti_now_ns() of the next look while polling */
   uint64_t ctr[AMSHM_NCOUNTERS];
 };
+
+/*
+ * ThreadSanitizer sees the threads of one process only. A reply that
+ * thread A receives answers a request thread B sent, and B's writes before
+ * the send happen before A's handler; but the chain runs through the peer
+ * process (B's release of a head there, the peer's acquire and release,
+ * A's acquire here), which TSan cannot see, so it reports B's and A's
+ * accesses as a race. Under TSan only, every publish also releases and
+ * every delivery acquires one word of this process, which makes the edge
+ * visible; elsewhere it costs nothing.
+ */
+#if defined(__SANITIZE_THREAD__)
+static unsigned long amshm_tsan_word;
+#define AMSHM_TSAN_RELEASE() __atomic_fetch_add(&amshm_tsan_word, 1, __ATOMIC_RELEASE)
+#define AMSHM_TSAN_ACQUIRE() ((void)__atomic_load_n(&amshm_tsan_word, __ATOMIC_ACQUIRE))
+#else
+#define AMSHM_TSAN_RELEASE() ((void)0)
+#define AMSHM_TSAN_ACQUIRE() ((void)0)
+#endif
 
 /* This thread counted itself among our sleepers in idle (undone in poll). */
 static AMSHM_TLS int amshm_asleep;
 
 /* ------------------------------------------------------------ small helpers */
+
+/* The one tunable, GASNET_SHM_RING (README.md lists it), read at open. */
+static double amshm_env_num(gasnetc_transport_t *t, const char *name, double dflt, double lo,
+                            double hi) {
+  return gasneti_env_num(t->cfg.getenv, "amshm", t->cfg.myrank != 0, name, dflt, lo, hi,
+                         gasnett__envreport);
+}
 
 static void amshm_tag(const unsigned char key[GASNETC_KEY_LEN], uint8_t tag[16]) {
   uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
@@ -259,6 +292,7 @@ static int amshm_put(gasnetc_transport_t *t, amshm_ring_t *r, const void *hdr, s
     memcpy(at, &rec, sizeof rec);
     if (hl) memcpy(at + sizeof rec, hdr, hl);
     if (frag) memcpy(at + sizeof rec + hl, pay + (*off - base), frag);
+    AMSHM_TSAN_RELEASE();
     amshm_ring_publish(r, head, need);
     AMSHM_COUNT(t, fragments_sent, 1);
     *off += frag;
@@ -380,6 +414,7 @@ static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
   const amshm_rec_t *rec;
   int consumed = 0;
   while (budget-- > 0 && (rec = amshm_ring_peek(r)) != NULL) {
+    AMSHM_TSAN_ACQUIRE();
     const uint8_t *body = (const uint8_t *)(rec + 1);
     if ((rec->flags & (AMSHM_REC_FIRST | AMSHM_REC_LAST)) == (AMSHM_REC_FIRST | AMSHM_REC_LAST)) {
       const uint8_t *hdr = body;
@@ -467,6 +502,14 @@ static void amshm_check_exits(gasnetc_transport_t *t) {
   __atomic_store_n(&t->checking, 0, __ATOMIC_RELEASE);
 }
 
+/* A count of polls, not exact under threads (a lost increment delays the
+ * next look by a poll): no locked instruction on the hot path. */
+static inline unsigned amshm_poll_count(gasnetc_transport_t *t) {
+  unsigned c = __atomic_load_n(&t->polls, __ATOMIC_RELAXED) + 1;
+  __atomic_store_n(&t->polls, c, __ATOMIC_RELAXED);
+  return c;
+}
+
 static int amshm_poll(gasnetc_transport_t *t) {
   if (!t->npeers) return 0;
   if (amshm_asleep) { /* we may have been woken: empty the pipe, look for exits */
@@ -476,6 +519,12 @@ static int amshm_poll(gasnetc_transport_t *t) {
     ssize_t got = read(t->wake[0], buf, sizeof buf);
     if (got > 0) AMSHM_COUNT(t, wakes_received, 1);
     amshm_check_exits(t);
+  } else if (amshm_poll_count(t) % AMSHM_EXIT_CHECK_POLLS == 0) {
+    uint64_t now = gasneti_now_ns();
+    if (now >= __atomic_load_n(&t->next_check, __ATOMIC_RELAXED)) {
+      __atomic_store_n(&t->next_check, now + AMSHM_EXIT_CHECK_NS, __ATOMIC_RELAXED);
+      amshm_check_exits(t);
+    }
   }
   int n = 0;
   for (uint32_t i = 0; i < t->npeers; i++) {
@@ -517,9 +566,8 @@ static int amshm_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   if (!t) return -ENOMEM;
   t->cfg = *cfg;
   t->memfd = t->wake[0] = t->wake[1] = -1;
-  double ring = gasneti_env_num(cfg->getenv, "amshm", cfg->myrank != 0, "GASNET_SHM_RING",
-                                AMSHM_RING_DEFAULT, AMSHM_RING_MIN, AMSHM_RING_MAX,
-                                gasnett__envreport);
+  double ring = amshm_env_num(t, "GASNET_SHM_RING", AMSHM_RING_DEFAULT, AMSHM_RING_MIN,
+                              AMSHM_RING_MAX);
   t->ring = AMSHM_RING_MIN;
   while (t->ring < ring) t->ring *= 2;
   amshm_tag(cfg->job_key, t->tag);
@@ -603,7 +651,9 @@ static int amshm_attach_peer(gasnetc_transport_t *t, amshm_peer_t *p, const amsh
     return -EPROTO;
   snprintf(path, 64, "/proc/%u/fd/%d", (unsigned)b->pid, (int)b->wakefd);
   *what = path;
-  if ((p->wakefd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) return -errno;
+  /* Read-write: while we hold a reader too, a write after the peer has
+   * ended cannot raise SIGPIPE (a full pipe just says EAGAIN). */
+  if ((p->wakefd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) return -errno;
   *what = "mmap of our region";
   p->in_len = amshm_slot_size(t->ring);
   p->in = amshm_map(t->memfd, amshm_slot_off(t->ring, p->rank), p->in_len);

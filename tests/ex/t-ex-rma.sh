@@ -22,11 +22,11 @@ run() { # label, ranks, env...
   [ "$rc" = 0 ] && [ "$ok" = "$n" ] || { echo "FAIL: $label"; echo "$out" | tail -6; fails=$((fails + 1)); }
 }
 for n in 1 2 4; do run "-n $n" $n; done
-run "-n 2, little room" 2 T_RMA_OPS=50 GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 \
+run "-n 2, little room" 2 T_RMA_OPS=50 GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 \
   GASNET_TCP_SOCKBUF=4096 GASNET_EXT_PIPELINE_BYTES=64k
 if [ "$CONDUIT" = udp ]; then
   run "-n 2, 10% loss, 5% duplicates, 5% reordered" 2 T_RMA_OPS=100 \
-    GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05
+    GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05
 fi
 misuse() { t_misuse ./t_ex_rma_misuse 2 "$@"; } # case expected-text
 echo "== misuse: one per run, each must end the job"

@@ -9,7 +9,10 @@
  *    sorted by increasing gex_jobrank, (*info_p)[*my_info_index_p].gex_jobrank
  *    == gex_System_QueryJobRank(); every output may be NULL (any subset);
  *    the host's members are the ranks whose gasnet_getNodeInfo host is
- *    mine; the neighbourhood is this rank alone (no shared memory yet);
+ *    mine; the neighbourhood's members are the ranks whose
+ *    gasnet_getNodeInfo supernode is mine, all of my host, at most
+ *    GASNET_SUPERNODE_MAXSIZE of them (when not 0); the line
+ *    "node N: neighbourhood of K ranks" lets a script check K;
  *  - gex_System_QueryMyPosition: ranks in [0, size); across the job (node 0
  *    collects every rank's answers by AM): every rank sees the same set
  *    sizes, ranks of one host (neighbourhood) the same set rank, ranks of
@@ -150,15 +153,15 @@ int main(int argc, char **argv) {
   T_CHECK(gex_EP_RegisterHandlers(ep, handlers, 3));
   h_fact = handlers[0].gex_index; h_done = handlers[1].gex_index; h_misuse = handlers[2].gex_index;
 
-  /* Neighbourhood: this rank alone, until there is a shared-memory transport. */
+  /* Neighbourhood: the ranks sharing memory with this one (checked
+   * against gasnet_getNodeInfo's supernode below). */
   gex_RankInfo_t *ninfo = NULL;
   gex_Rank_t ncount = 0, nidx = GEX_RANK_INVALID;
   gex_System_QueryNbrhdInfo(&ninfo, &ncount, &nidx);
   check_info("gex_System_QueryNbrhdInfo", ninfo, ncount, nidx);
   check_nulls("gex_System_QueryNbrhdInfo", gex_System_QueryNbrhdInfo, ninfo, ncount, nidx);
   print_members("neighbourhood", ninfo, ncount);
-  T_EXPECT(ncount == 1 && ninfo[0].gex_jobrank == me,
-           "neighbourhood of %u ranks; without shared memory it is this rank alone", (unsigned)ncount);
+  printf("node %u: neighbourhood of %u ranks\n", (unsigned)me, (unsigned)ncount);
 
   /* Host: the ranks gasnet_getNodeInfo puts on my host, in rank order. */
   gex_RankInfo_t *hinfo = NULL;
@@ -183,6 +186,22 @@ int main(int argc, char **argv) {
            (unsigned)k, (unsigned)hcount);
   printf("node %u: host members = the %u ranks gasnet_getNodeInfo gives host %u\n", (unsigned)me,
          (unsigned)k, (unsigned)ni[me].host);
+  k = 0;
+  for (gex_Rank_t r = 0; r < n; r++) {
+    if (ni[r].supernode != ni[me].supernode) continue;
+    T_EXPECT(k < ncount && ninfo[k].gex_jobrank == r && ni[r].host == ni[me].host,
+             "neighbourhood member %u: gasnet_getNodeInfo says rank %u (host %u, mine %u), "
+             "gex_System_QueryNbrhdInfo %u of %u", (unsigned)k, (unsigned)r,
+             (unsigned)ni[r].host, (unsigned)ni[me].host,
+             k < ncount ? (unsigned)ninfo[k].gex_jobrank : 0u, (unsigned)ncount);
+    k++;
+  }
+  T_EXPECT(k == ncount, "gasnet_getNodeInfo puts %u ranks in my supernode, QueryNbrhdInfo %u",
+           (unsigned)k, (unsigned)ncount);
+  const char *maxs = gasnet_getenv("GASNET_SUPERNODE_MAXSIZE");
+  unsigned max = maxs ? (unsigned)atoi(maxs) : 0;
+  T_EXPECT(!max || ncount <= max, "neighbourhood of %u ranks, GASNET_SUPERNODE_MAXSIZE=%u",
+           (unsigned)ncount, max);
 
   /* Position. */
   gex_Rank_t nsize = GEX_RANK_INVALID, nrank = GEX_RANK_INVALID, hsize = GEX_RANK_INVALID,
