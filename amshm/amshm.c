@@ -416,6 +416,22 @@ static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
   while (budget-- > 0 && (rec = amshm_ring_peek(r)) != NULL) {
     AMSHM_TSAN_ACQUIRE();
     const uint8_t *body = (const uint8_t *)(rec + 1);
+    /* The records come from a rank of this job: a bad one is a bug (ours
+     * or memory corruption), never trusted to size a copy. */
+    int first = rec->flags & AMSHM_REC_FIRST, last = rec->flags & AMSHM_REC_LAST;
+    if (rec->len < amshm_align16(sizeof *rec + rec->hdrlen + rec->fraglen) ||
+        rec->len > r->size || rec->hdrlen > GASNETC_HDR_MAX || rec->total > AMSHM_MAX_PAYLOAD ||
+        (first && last && rec->fraglen != rec->total) || (first && rec->fraglen > rec->total) ||
+        (first && a->active) ||
+        (!first && (!a->active || rec->fraglen > a->total - a->got ||
+                    (last && a->got + rec->fraglen != a->total)))) {
+      fprintf(stderr, "amshm: rank %u: a malformed record from rank %u (len %u, flags %#x, "
+              "hdrlen %u, fraglen %u, total %u)\n", (unsigned)c->myrank, (unsigned)p->rank,
+              (unsigned)rec->len, (unsigned)rec->flags, (unsigned)rec->hdrlen,
+              (unsigned)rec->fraglen, (unsigned)rec->total);
+      amshm_rx_release(p, k);
+      return -EPROTO;
+    }
     if ((rec->flags & (AMSHM_REC_FIRST | AMSHM_REC_LAST)) == (AMSHM_REC_FIRST | AMSHM_REC_LAST)) {
       const uint8_t *hdr = body;
       uint8_t *pay = (uint8_t *)body + rec->hdrlen;
