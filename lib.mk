@@ -10,7 +10,7 @@ CLEANFILES =
 # per-directory convenience libraries. Static only (LT_INIT disable-shared).
 lib_LTLIBRARIES += libgasnet-udp-seq.la libgasnet-udp-parsync.la libgasnet-udp-par.la
 GASNET_CONDUIT_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/include -I$(top_srcdir)/common -I$(top_srcdir)/core
-GASNET_CONDUIT_LIBS = spawner/libboot.la common/libgasneti.la $(LIBUV_LIBS) $(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
+GASNET_CONDUIT_LIBS = spawner/libboot.la common/libgasneti.la $(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 
 libgasnet_udp_seq_la_SOURCES = conduit/udp.c
 libgasnet_udp_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
@@ -65,7 +65,7 @@ EXTRA_DIST += contrib/gasnet-conduit.pc.in contrib/gasnet-conduit.mak.in contrib
 GASNET_GEN_FRAGMENT = prefix='$(prefix)' exec_prefix='$(exec_prefix)' libdir='$(libdir)' \
 	includedir='$(includedir)' version='$(PACKAGE_VERSION)' cc='$(CC)' cxx='$(CXX)' \
 	cflags='$(CFLAGS)' cxxflags='$(CXXFLAGS)' ldflags='$(LDFLAGS)' \
-	pthread_cflags='$(PTHREAD_CFLAGS)' deplibs='$(LIBUV_LIBS) $(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)' \
+	pthread_cflags='$(PTHREAD_CFLAGS)' deplibs='$(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)' \
 	$(SHELL) $(srcdir)/contrib/gen-fragment.sh
 # The fragments are remade on every make (FORCE) but replaced only when their
 # text changes: a prefix given at install time (`make install prefix=/opt/x`)
