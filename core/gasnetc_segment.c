@@ -71,35 +71,10 @@ uintptr_t gasnet_getMaxGlobalSegmentSize(void) {
   return gasnetc_g.max_global_seg;
 }
 
-/* ---- the neighbourhood ---------------------------------------------------------
- * GASNET_SUPERNODE_MAXSIZE (Berkeley's name and meaning): at most this many
- * ranks of a host share memory, taken in job order; 1 turns sharing off,
- * 0 (the default) puts no limit. */
-static gasnet_node_t *gasnetc_host_index; /* [nodes]: position among its host's ranks */
-static unsigned gasnetc_nbrhd_max;
-
-static const char *gasnetc_nbrhd_getenv(const char *name) { return gasnet_getenv(name); }
-
-static void gasnetc_nbrhd_init(void) {
-  if (gasnetc_host_index) return;
-  gasnetc_nbrhd_max = (unsigned)gasneti_env_num(gasnetc_nbrhd_getenv, "GASNet",
-                                                gasnetc_g.mynode != 0, "GASNET_SUPERNODE_MAXSIZE",
-                                                0, 0, 1 << 20, NULL);
-  gasnet_node_t n = gasnetc_g.nodes;
-  gasnet_node_t *seen = calloc(n, sizeof *seen); /* ranks so far per host number */
-  gasnetc_host_index = malloc(sizeof *gasnetc_host_index * n);
-  if (!seen || !gasnetc_host_index)
-    gasnetc_fatal("out of memory for the neighbourhood table of %u nodes", (unsigned)n);
-  for (gasnet_node_t i = 0; i < n; i++) gasnetc_host_index[i] = seen[gasnetc_g.host_of[i]]++;
-  free(seen);
-}
-
-/* Ranks a and b share memory. */
+/* Ranks a and b share memory: one neighbourhood (core/gasnetc_host.c:
+ * the ranks of a host, at most GASNET_SUPERNODE_MAXSIZE of them). */
 static int gasnetc_same_nbrhd(gasnet_node_t a, gasnet_node_t b) {
-  gasnetc_nbrhd_init();
-  if (gasnetc_g.host_of[a] != gasnetc_g.host_of[b]) return 0;
-  if (gasnetc_nbrhd_max == 0) return 1;
-  return gasnetc_host_index[a] / gasnetc_nbrhd_max == gasnetc_host_index[b] / gasnetc_nbrhd_max;
+  return gasnetc_g.nbrhd_of[a] == gasnetc_g.nbrhd_of[b];
 }
 
 /* Some other rank may map this rank's segment. */

@@ -34,6 +34,7 @@
 #include "../lib/t_check.h"
 
 #define H_POKE 130
+#define H_GO 131
 #define REGION (4u << 20)         /* per (writer, target): the model's memory */
 #define MAXOP (2u << 20)          /* largest random operation */
 #define SCRATCH (1u << 20)        /* per rank: the directed checks */
@@ -42,9 +43,10 @@ static gex_TM_t tm, pair;
 static gex_Rank_t me, n;
 static uint8_t *seg;              /* my segment: [n regions][scratch][imm] */
 static void **peer_seg;           /* every rank's segment base */
-static volatile int pokes;
+static volatile int pokes, go;
 
 static void h_poke(gex_Token_t t) { (void)t; __atomic_fetch_add(&pokes, 1, __ATOMIC_RELAXED); }
+static void h_go(gex_Token_t t) { (void)t; __atomic_store_n(&go, 1, __ATOMIC_RELEASE); }
 
 static void barrier(void) { gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); }
 
@@ -173,15 +175,18 @@ static void check_test_does_not_poll(void) {
   const int by_barrier = ni[0].supernode == ni[1].supernode;
   free(ni);
   barrier();
-  if (me == 1) {
+  if (me == 1) { /* once rank 0 has stopped polling: its handlers cannot run */
+    GASNET_BLOCKUNTIL(__atomic_load_n(&go, __ATOMIC_ACQUIRE));
+    go = 0;
     T_CHECK(gex_AM_RequestShort0(tm, 0, H_POKE, 0));
     if (by_barrier) gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   } else if (me == 0) {
     uint64_t v = 0;
+    T_CHECK(gex_AM_RequestShort0(tm, 1, H_GO, 0));
     usleep(100000); /* rank 1's poke (and barrier message) are on their way */
-    int ready = 0, before = __atomic_load_n(&pokes, __ATOMIC_RELAXED); /* initiation may poll */
     gex_Event_t ev = by_barrier ? gex_Coll_BarrierNB(tm, 0)
                                 : gex_RMA_GetNB(tm, &v, 1, scratch_of(1), sizeof v, 0);
+    int ready = 0, before = __atomic_load_n(&pokes, __ATOMIC_RELAXED); /* initiation may poll */
     for (int i = 0; i < 200; i++) {
       ready += gex_Event_Test(ev) == GASNET_OK;
       if (ready) break;
@@ -422,9 +427,10 @@ int main(int argc, char **argv) {
   me = gex_TM_QueryRank(tm);
   n = gex_TM_QuerySize(tm);
   pair = gex_TM_Pair(ep, 0);
-  gex_AM_Entry_t h[] = { { H_POKE, (gex_AM_Fn_t)h_poke, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST,
-                           0, NULL, "poke" } };
-  T_CHECK(gex_EP_RegisterHandlers(ep, h, 1));
+  gex_AM_Entry_t h[] = {
+    { H_POKE, (gex_AM_Fn_t)h_poke, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "poke" },
+    { H_GO, (gex_AM_Fn_t)h_go, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "go" } };
+  T_CHECK(gex_EP_RegisterHandlers(ep, h, 2));
   barrier(); /* BarrierNB works before a segment exists */
   uintptr_t size = (uintptr_t)n * REGION + 2 * SCRATCH;
   size = (size + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE;
