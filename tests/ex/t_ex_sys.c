@@ -48,6 +48,18 @@ static volatile int nfacts, done;
 static volatile int imm_ok = -1; /* the IMMEDIATE query inside a handler matched */
 static gasnet_seginfo_t *si;     /* gasnet_getSegmentInfo's table */
 
+/* Rank r is in this rank's neighbourhood: its segment is mapped here
+ * (gex_System_QueryNbrhdInfo may be called in a handler, the description
+ * says). */
+static int in_my_nbrhd(gex_Rank_t r) {
+  gex_RankInfo_t *nb;
+  gex_Rank_t count;
+  gex_System_QueryNbrhdInfo(&nb, &count, NULL);
+  for (gex_Rank_t k = 0; k < count; k++)
+    if (nb[k].gex_jobrank == r) return 1;
+  return 0;
+}
+
 /* A rank's answers, to node 0; the handler also queries the sender's
  * segment with GEX_FLAG_IMMEDIATE, allowed in a handler. */
 static void hf(gex_Token_t t, gex_AM_Arg_t a0, gex_AM_Arg_t a1, gex_AM_Arg_t a2,
@@ -63,7 +75,8 @@ static void hf(gex_Token_t t, gex_AM_Arg_t a0, gex_AM_Arg_t a1, gex_AM_Arg_t a2,
                                                 GEX_FLAG_IMMEDIATE);
     int ok = ev == GEX_EVENT_INVALID && owner == si[ti.gex_srcrank].addr &&
              size == si[ti.gex_srcrank].size &&
-             local == (ti.gex_srcrank == me ? si[me].addr : NULL);
+             (ti.gex_srcrank == me ? local == si[me].addr
+                                   : in_my_nbrhd(ti.gex_srcrank) ? local != NULL : local == NULL);
     imm_ok = (imm_ok != 0) && ok;
   }
   __atomic_fetch_add(&nfacts, 1, __ATOMIC_RELEASE);
@@ -122,12 +135,7 @@ static void check_bound(gex_TM_t t, const char *how, gex_Flags_t flags) {
     void *owner = (void *)1, *local = (void *)1;
     uintptr_t size = 0;
     gex_Event_t ev = gex_EP_QueryBoundSegmentNB(t, r, &owner, &local, &size, flags);
-    /* a neighbour's segment is mapped here (shared memory), no other */
-    gex_RankInfo_t *nb;
-    gex_Rank_t nbn, k;
-    gex_System_QueryNbrhdInfo(&nb, &nbn, NULL);
-    for (k = 0; k < nbn && nb[k].gex_jobrank != r; k++) continue; /* team rank = job rank */
-    int mapped = k < nbn;
+    int mapped = in_my_nbrhd(r); /* team rank = job rank; mapped here, no other */
     void *want_local = r == me ? si[me].addr : mapped ? local : NULL;
     T_EXPECT(ev == GEX_EVENT_INVALID && owner == si[r].addr && size == si[r].size &&
                  local == want_local && (!mapped || local != NULL),
@@ -267,8 +275,8 @@ int main(int argc, char **argv) {
   check_bound(pair, "TM-pair", 0);
   check_bound(pair, "TM-pair", GEX_FLAG_IMMEDIATE);
   printf("node %u: gex_EP_QueryBoundSegmentNB = gasnet_getSegmentInfo for all %u ranks (team and "
-         "TM-pair, with and without GEX_FLAG_IMMEDIATE, event 0, local address only for my own "
-         "[%p, +%lu)); gex_Segment_QueryBound agrees\n", (unsigned)me, (unsigned)n, si[me].addr,
+         "TM-pair, with and without GEX_FLAG_IMMEDIATE, event 0, a local address for my own "
+         "[%p, +%lu) and my neighbourhood's only); gex_Segment_QueryBound agrees\n", (unsigned)me, (unsigned)n, si[me].addr,
          (unsigned long)si[me].size);
 
   /* Across the job: node 0 collects every rank's answers. */
