@@ -15,15 +15,15 @@ GASNET_CONDUIT_LIBS = spawner/libboot.la common/libgasneti.la $(ZLIB_LIBS) $(DL_
 libgasnet_udp_seq_la_SOURCES = conduit/udp.c
 libgasnet_udp_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
 libgasnet_udp_seq_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_udp_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amudp/libamudp-seq.la tools/libgasnett-seq.la $(GASNET_CONDUIT_LIBS)
+libgasnet_udp_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amudp/libamudp-seq.la amshm/libamshm-seq.la tools/libgasnett-seq.la $(GASNET_CONDUIT_LIBS)
 libgasnet_udp_parsync_la_SOURCES = conduit/udp.c
 libgasnet_udp_parsync_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PARSYNC
 libgasnet_udp_parsync_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_udp_parsync_la_LIBADD = extended-ref/libgasnete-parsync.la core/libgasnetc-parsync.la amudp/libamudp-parsync.la tools/libgasnett-parsync.la $(GASNET_CONDUIT_LIBS)
+libgasnet_udp_parsync_la_LIBADD = extended-ref/libgasnete-parsync.la core/libgasnetc-parsync.la amudp/libamudp-parsync.la amshm/libamshm-parsync.la tools/libgasnett-parsync.la $(GASNET_CONDUIT_LIBS)
 libgasnet_udp_par_la_SOURCES = conduit/udp.c
 libgasnet_udp_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNETC_THREADS=1
 libgasnet_udp_par_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_udp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amudp/libamudp-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)
+libgasnet_udp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amudp/libamudp-par.la amshm/libamshm-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)
 
 # ---- tcp conduit: libgasnet-tcp-{seq,parsync,par}.a (core + amtcp + boot + tools + common) ----
 # The same core, assembled with amtcp instead of amudp (conduit/tcp.c). Mirrors the udp libraries line for line.
@@ -31,15 +31,15 @@ lib_LTLIBRARIES += libgasnet-tcp-seq.la libgasnet-tcp-parsync.la libgasnet-tcp-p
 libgasnet_tcp_seq_la_SOURCES = conduit/tcp.c
 libgasnet_tcp_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
 libgasnet_tcp_seq_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_tcp_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amtcp/libamtcp-seq.la tools/libgasnett-seq.la $(GASNET_CONDUIT_LIBS)
+libgasnet_tcp_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amtcp/libamtcp-seq.la amshm/libamshm-seq.la tools/libgasnett-seq.la $(GASNET_CONDUIT_LIBS)
 libgasnet_tcp_parsync_la_SOURCES = conduit/tcp.c
 libgasnet_tcp_parsync_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PARSYNC
 libgasnet_tcp_parsync_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_tcp_parsync_la_LIBADD = extended-ref/libgasnete-parsync.la core/libgasnetc-parsync.la amtcp/libamtcp-parsync.la tools/libgasnett-parsync.la $(GASNET_CONDUIT_LIBS)
+libgasnet_tcp_parsync_la_LIBADD = extended-ref/libgasnete-parsync.la core/libgasnetc-parsync.la amtcp/libamtcp-parsync.la amshm/libamshm-parsync.la tools/libgasnett-parsync.la $(GASNET_CONDUIT_LIBS)
 libgasnet_tcp_par_la_SOURCES = conduit/tcp.c
 libgasnet_tcp_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNETC_THREADS=1
 libgasnet_tcp_par_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_tcp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amtcp/libamtcp-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)
+libgasnet_tcp_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amtcp/libamtcp-par.la amshm/libamshm-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)
 
 # Client fragments, all made from one template each in contrib/ by the two
 # rules below (a conduit only lists its files here):
@@ -88,8 +88,8 @@ noinst_LTLIBRARIES = libgasnet-mix-seq.la libgasnet-mix-par.la
 libgasnet_mix_seq_la_SOURCES = conduit/mix.c
 libgasnet_mix_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_SEQ
 libgasnet_mix_seq_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_mix_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amudp/libamudp-seq.la amtcp/libamtcp-seq.la tools/libgasnett-seq.la $(GASNET_CONDUIT_LIBS)
+libgasnet_mix_seq_la_LIBADD = extended-ref/libgasnete-seq.la core/libgasnetc-seq.la amudp/libamudp-seq.la amtcp/libamtcp-seq.la amshm/libamshm-seq.la tools/libgasnett-seq.la $(GASNET_CONDUIT_LIBS)
 libgasnet_mix_par_la_SOURCES = conduit/mix.c
 libgasnet_mix_par_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_PAR -DGASNETC_THREADS=1
 libgasnet_mix_par_la_CFLAGS = $(WARN_CFLAGS)
-libgasnet_mix_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amudp/libamudp-par.la amtcp/libamtcp-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)
+libgasnet_mix_par_la_LIBADD = extended-ref/libgasnete-par.la core/libgasnetc-par.la amudp/libamudp-par.la amtcp/libamtcp-par.la amshm/libamshm-par.la tools/libgasnett-par.la $(GASNET_CONDUIT_LIBS)

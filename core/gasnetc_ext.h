@@ -57,4 +57,9 @@ static inline gex_Rank_t gasnetc_tm_rank_fast(gex_TM_t tm, gex_Rank_t rank, gex_
 /* The same, fatal (naming fname and the problem) when invalid (gasnetc_ex.c). */
 gasnet_node_t gasnetc_tm_jobrank(gex_TM_t tm, gex_Rank_t rank, const char *fname);
 
+/* Where each rank's segment is mapped in this process: [nodes], NULL for a
+ * rank whose segment is reachable only through messages. Valid from the
+ * extension's attach step on (gasnetc_segment.c). */
+void *const *gasnetc_segment_local(void);
+
 #endif /* GASNETC_EXT_H */

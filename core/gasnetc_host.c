@@ -132,7 +132,43 @@ static void gasnetc_host_members(void) {
     gasnetc_g.host_members[k++].gex_jobrank = i;
   }
   gasnetc_g.host_size = size;
-  gasnetc_g.nbrhd_self.gex_jobrank = gasnetc_g.mynode;
+}
+
+/* The neighbourhoods: each host's ranks, in rank order, cut into chunks of
+ * at most GASNET_SUPERNODE_MAXSIZE (0: one chunk), numbered in order of
+ * their lowest rank, so every node computes the same table in one pass. */
+static void gasnetc_nbrhd_learn(void) {
+  gasnet_node_t n = gasnetc_g.nodes, max = gasnetc_g.supernode_max, nn = 0;
+  gasnet_node_t *pos = calloc(gasnetc_g.nhosts, sizeof *pos);  /* ranks seen per host */
+  gasnet_node_t *cur = calloc(gasnetc_g.nhosts, sizeof *cur);  /* its open chunk */
+  gasnetc_g.nbrhd_of = malloc(sizeof *gasnetc_g.nbrhd_of * n);
+  if (!pos || !cur || !gasnetc_g.nbrhd_of)
+    gasnetc_fatal("gasnet_init: out of memory for the neighbourhoods of %u nodes", (unsigned)n);
+  for (gasnet_node_t i = 0; i < n; i++) {
+    gasnet_node_t h = gasnetc_g.host_of[i];
+    if (pos[h]++ == 0 || (max && (pos[h] - 1) % max == 0)) cur[h] = nn++;
+    gasnetc_g.nbrhd_of[i] = cur[h];
+  }
+  free(pos);
+  free(cur);
+  gasnetc_g.nnbrhds = nn;
+  gasnet_node_t mine = gasnetc_g.nbrhd_of[gasnetc_g.mynode], size = 0;
+  for (gasnet_node_t i = 0; i < n; i++) size += gasnetc_g.nbrhd_of[i] == mine;
+  gasnetc_g.nbrhd_members = malloc(sizeof *gasnetc_g.nbrhd_members * size);
+  if (!gasnetc_g.nbrhd_members)
+    gasnetc_fatal("gasnet_init: out of memory for the %u members of this neighbourhood",
+                  (unsigned)size);
+  gasnet_node_t k = 0;
+  for (gasnet_node_t i = 0; i < n; i++) {
+    if (gasnetc_g.nbrhd_of[i] != mine) continue;
+    if (i == gasnetc_g.mynode) gasnetc_g.nbrhd_index = k;
+    gasnetc_g.nbrhd_members[k++].gex_jobrank = i;
+  }
+  gasnetc_g.nbrhd_size = size;
+}
+
+unsigned gasnetc_route_nbrhd(gasnet_node_t me, gasnet_node_t peer) {
+  return gasnetc_g.nbrhd_of[me] == gasnetc_g.nbrhd_of[peer];
 }
 
 void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride) {
@@ -148,6 +184,7 @@ void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t 
   }
   gasnetc_host_number(all, stride);
   gasnetc_host_members();
+  gasnetc_nbrhd_learn();
   gasnetc_g.host_nodes = nodes;
   gasnetc_g.host_cpus = (unsigned)CPU_COUNT(&cpus);
   gasnetc_g.polite = gasnetc_g.host_nodes > gasnetc_g.host_cpus;
@@ -155,8 +192,8 @@ void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t 
 
 /* ---- gasnet_getNodeInfo (a GASNet-1 extension beyond spec 1.8) ------------
  * Legal between gasnet_init and gasnet_attach: the host records travel in
- * gasnet_init's exchange. supernode is the shared-memory neighbourhood:
- * without an on-host shared-memory transport, every node is its own. */
+ * gasnet_init's exchange. supernode is the shared-memory neighbourhood
+ * (gasnetc_nbrhd_learn). */
 int gasnet_getNodeInfo(gasnet_nodeinfo_t *table, int numentries) {
   GASNETC_CHECK_INITED("gasnet_getNodeInfo");
   if (numentries < 0 || (numentries > 0 && !table)) return GASNET_ERR_BAD_ARG;
@@ -164,26 +201,23 @@ int gasnet_getNodeInfo(gasnet_nodeinfo_t *table, int numentries) {
                                                                : gasnetc_g.nodes;
   for (gasnet_node_t i = 0; i < n; i++) {
     table[i].host = gasnetc_g.host_of[i];
-    table[i].supernode = i;
+    table[i].supernode = gasnetc_g.nbrhd_of[i];
   }
   return GASNET_OK;
 }
 
 /* ---- neighbourhood and host (GASNet-EX, [EXPERIMENTAL] in the description) ---
  * Same init check as gasnet_getNodeInfo: the tables exist from gasnet_init
- * on. A neighbourhood is the processes that share memory through GASNet;
- * with no shared-memory transport yet each process is alone in its own, so
- * there are as many neighbourhoods as ranks and a rank's is numbered by its
- * job rank, as gasnet_getNodeInfo's supernode is. When issue 13's
- * shared-memory transport lands, the neighbourhood grows to the ranks of a
- * host that share memory (at most GASNET_SUPERNODE_MAXSIZE of them), and
- * these queries and the supernode must change together. */
+ * on. A neighbourhood is the processes that exchange AMs through shared
+ * memory (the shm transport, amshm/): the ranks of one host, at most
+ * GASNET_SUPERNODE_MAXSIZE of them (gasnetc_nbrhd_learn), numbered as
+ * gasnet_getNodeInfo's supernode. */
 void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
                                gex_Rank_t *my_info_index_p) {
   GASNETC_CHECK_INITED("gex_System_QueryNbrhdInfo");
-  if (info_p) *info_p = &gasnetc_g.nbrhd_self;
-  if (info_count_p) *info_count_p = 1;
-  if (my_info_index_p) *my_info_index_p = 0;
+  if (info_p) *info_p = gasnetc_g.nbrhd_members;
+  if (info_count_p) *info_count_p = gasnetc_g.nbrhd_size;
+  if (my_info_index_p) *my_info_index_p = gasnetc_g.nbrhd_index;
 }
 
 void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
@@ -199,8 +233,8 @@ void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
 void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size_p, gex_Rank_t *nbrhd_set_rank_p,
                                 gex_Rank_t *host_set_size_p, gex_Rank_t *host_set_rank_p) {
   GASNETC_CHECK_INITED("gex_System_QueryMyPosition");
-  if (nbrhd_set_size_p) *nbrhd_set_size_p = gasnetc_g.nodes;
-  if (nbrhd_set_rank_p) *nbrhd_set_rank_p = gasnetc_g.mynode;
+  if (nbrhd_set_size_p) *nbrhd_set_size_p = gasnetc_g.nnbrhds;
+  if (nbrhd_set_rank_p) *nbrhd_set_rank_p = gasnetc_g.nbrhd_of[gasnetc_g.mynode];
   if (host_set_size_p) *host_set_size_p = gasnetc_g.nhosts;
   if (host_set_rank_p) *host_set_rank_p = gasnetc_g.host_of[gasnetc_g.mynode];
 }

@@ -63,7 +63,10 @@ static void gasnetc_exit_now(int code, int notify) __attribute__((noreturn));
  *                       (yielding the CPU as it spins on an overcommitted host:
  *                       gasnetc_host.c)
  *   GASNET_STATSFILE    write counters at exit to <value>.<rank>    default unset
- *   GASNET_NETWORK      interface, subnet or address to use (gasnetc_addr.c) */
+ *   GASNET_NETWORK      interface, subnet or address to use (gasnetc_addr.c)
+ *   GASNET_SUPERNODE_MAXSIZE  ranks per shared-memory neighbourhood
+ *                       (gasnetc_host.c): 0 = all of a host, 1 = no bypass
+ *                                                                 default 0 */
 #define GASNETC_SPIN_USEC_DEFAULT 100
 
 /* boot_getenv, reported under GASNET_VERBOSEENV with the default. */
@@ -86,6 +89,13 @@ static void gasnetc_read_env(void) {
   }
   v = gasnetc_env("GASNET_NETWORK", "the launcher's connection, else the first non-loopback address");
   gasnetc_g.network = v && *v ? v : NULL;
+  gasnetc_g.supernode_max = 0;
+  if ((v = gasnetc_env("GASNET_SUPERNODE_MAXSIZE", "0 (all the ranks of a host)")) && *v) {
+    uint64_t m;
+    if (gasneti_parse_uint(v, 0, UINT32_MAX, &m) < 0)
+      gasnetc_fatal("GASNET_SUPERNODE_MAXSIZE='%s' is not a number of ranks (0: no limit)", v);
+    gasnetc_g.supernode_max = (gasnet_node_t)m;
+  }
   v = gasnetc_env("GASNET_STATSFILE", "unset");
   gasnetc_g.statsfile = v && *v ? v : NULL;
 }
@@ -216,6 +226,7 @@ int gasnet_init(int *argc, char ***argv) {
 typedef struct {
   uint64_t seg_addr, seg_size;
   uint64_t minheapoffset;
+  gasnetc_seg_handle_t seg_handle; /* (pid, memfd) when neighbours may map it */
   /* then, per transport, its address blob in GASNETC_ADDR_MAX bytes */
   uint8_t addr[];
 } gasnetc_attach_rec_t;
@@ -250,6 +261,7 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
     rec->seg_addr = (uintptr_t)myseg->addr;
     rec->seg_size = myseg->size;
     rec->minheapoffset = minheapoffset;
+    rec->seg_handle = gasnetc_segment_handle();
   }
   for (unsigned i = 0; i < gasnetc_g.ntp && with_addrs; i++) {
     gasnetc_tp_t *tp = &gasnetc_g.tp[i];
@@ -263,6 +275,7 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
     const gasnetc_attach_rec_t *r = (const gasnetc_attach_rec_t *)(all + stride * i);
     gasnetc_g.ep0.peer_seg[i].addr = (void *)(uintptr_t)r->seg_addr;
     gasnetc_g.ep0.peer_seg[i].size = (uintptr_t)r->seg_size;
+    gasnetc_segment_handle_set(i, r->seg_handle);
     if (r->minheapoffset != minheapoffset && gasnetc_g.mynode == 0)
       fprintf(stderr, "GASNet: gasnet_attach: warning: node %u passed "
               "minheapoffset %lu, node 0 %lu; all nodes must pass the same "
@@ -315,6 +328,7 @@ static void gasnetc_segment_bind(const gasnet_seginfo_t *seg) {
  * that ends attach (spec 2.1.0.2), so no node uses them before every node
  * has them ready. am_barrier: once AMs flow, a barrier that polls. */
 static void gasnetc_attach_finish(const char *call, int am_barrier) {
+  gasnetc_segment_share(call);
   for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
     if (gasnetc_conduit.extensions[i]->attach) gasnetc_conduit.extensions[i]->attach();
   if (am_barrier) gasnetc_sync();
@@ -324,27 +338,34 @@ static void gasnetc_attach_finish(const char *call, int am_barrier) {
 /* ---- the segment exchange over AMs (gex_Segment_Attach) -----------------------
  * Once the transports are up, a rank waiting in the bootstrap would leave
  * unanswered the frames its peers resend (gasnetc_sync): every rank sends
- * its segment to every other in a Short4 and polls for theirs. */
+ * its segment (and its memfd's pid, fd: gasnetc_segment.c) to every other
+ * in a Short6 and polls for theirs. */
 static uint32_t gasnetc_seginfo_got;
 
 void gasnetc_seginfo_handler(gasnet_token_t token, gasnet_handlerarg_t ahi,
                              gasnet_handlerarg_t alo, gasnet_handlerarg_t shi,
-                             gasnet_handlerarg_t slo) {
+                             gasnet_handlerarg_t slo, gasnet_handlerarg_t pid,
+                             gasnet_handlerarg_t fd) {
   gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[token->src];
   s->addr = (void *)(uintptr_t)(((uint64_t)(uint32_t)ahi << 32) | (uint32_t)alo);
   s->size = (uintptr_t)(((uint64_t)(uint32_t)shi << 32) | (uint32_t)slo);
+  gasnetc_seg_handle_t h = { pid, fd };
+  gasnetc_segment_handle_set(token->src, h);
   __atomic_fetch_add(&gasnetc_seginfo_got, 1, __ATOMIC_RELEASE);
 }
 
 static void gasnetc_seginfo_exchange(const gasnet_seginfo_t *myseg) {
   gasnet_node_t me = gasnetc_g.mynode, n = gasnetc_g.nodes;
   uint64_t a = (uintptr_t)myseg->addr, sz = myseg->size;
-  gasnet_handlerarg_t args[4] = { (gasnet_handlerarg_t)(a >> 32), (gasnet_handlerarg_t)a,
-                                  (gasnet_handlerarg_t)(sz >> 32), (gasnet_handlerarg_t)sz };
+  gasnetc_seg_handle_t h = gasnetc_segment_handle();
+  gasnet_handlerarg_t args[6] = { (gasnet_handlerarg_t)(a >> 32), (gasnet_handlerarg_t)a,
+                                  (gasnet_handlerarg_t)(sz >> 32), (gasnet_handlerarg_t)sz,
+                                  h.pid, h.fd };
   gasnetc_g.ep0.peer_seg[me] = *myseg;
+  gasnetc_segment_handle_set(me, h);
   for (gasnet_node_t i = 1; i < n; i++) /* starting after me: no hot spot */
     gasnetc_AMRequest(GASNETC_AM_SHORT, (me + i) % n, GASNETC_HANDLER_SEGINFO, NULL, 0, NULL,
-                      4, args);
+                      6, args);
   GASNET_BLOCKUNTIL(__atomic_load_n(&gasnetc_seginfo_got, __ATOMIC_ACQUIRE) == n - 1);
 }
 

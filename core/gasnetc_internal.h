@@ -38,7 +38,7 @@
 enum {
   GASNETC_HANDLER_EXIT = 1,        /* Short1(code): a node called gasnet_exit */
   GASNETC_HANDLER_SYNC = 2,        /* Short2(phase, round): gasnetc_ex.c's barrier */
-  GASNETC_HANDLER_SEGINFO = 3,     /* Short4(addr, size): gex_Segment_Attach's exchange */
+  GASNETC_HANDLER_SEGINFO = 3,     /* Short6(addr, size, pid, fd): gex_Segment_Attach's exchange */
   GASNETC_HANDLER_CORE_LAST = 63,
   GASNETC_HANDLER_EXT_FIRST = 64,
   GASNETC_HANDLER_EXT_LAST = 127,
@@ -110,6 +110,9 @@ typedef struct gasnetc_ep {
   gex_AM_Entry_t entries[256];         /* what was registered (gex_Token_Info) */
   gasnetc_segment_t *seg;              /* bound segment, NULL before attach */
   gasnet_seginfo_t *peer_seg;          /* [nodes]: every rank's bound segment */
+  /* [nodes]: where rank r's segment is mapped in this process (its own,
+   * and those of the neighbourhood: gasnetc_segment_share), else NULL */
+  void **peer_local;
   void *cdata;                         /* gex_EP_SetCData */
 } gasnetc_ep_t;
 
@@ -171,7 +174,15 @@ typedef struct gasnetc_client {
    * rank, and this node's index among them; built with host_of. */
   struct gasnetc_rankinfo *host_members; /* [host_size] */
   gasnet_node_t host_size, host_index;
-  struct gasnetc_rankinfo nbrhd_self; /* gex_System_QueryNbrhdInfo: just this node */
+  /* The shared-memory neighbourhood (gasnetc_host.c): the ranks of a host
+   * in chunks of at most supernode_max (GASNET_SUPERNODE_MAXSIZE, 0: no
+   * limit), numbered 0.. in order of their lowest rank; its members by
+   * increasing rank, and this node's index among them. */
+  gasnet_node_t supernode_max;
+  gasnet_node_t *nbrhd_of;    /* [nodes] */
+  gasnet_node_t nnbrhds;
+  struct gasnetc_rankinfo *nbrhd_members; /* [nbrhd_size] */
+  gasnet_node_t nbrhd_size, nbrhd_index;
 
   /* Exit (gasnetc_init.c). */
   volatile int exiting;       /* this process is in its exit path */
@@ -210,10 +221,11 @@ void gasnetc_sync_handler(gasnet_token_t token, gasnet_handlerarg_t phase,
                           gasnet_handlerarg_t round);
 /* A barrier over AMs that polls while it waits (every rank calls it). */
 void gasnetc_sync(void);
-/* Short4(addr hi, lo, size hi, lo): the sender's segment (gasnetc_init.c). */
+/* Short6(addr hi, lo, size hi, lo, pid, fd): the sender's segment (gasnetc_init.c). */
 void gasnetc_seginfo_handler(gasnet_token_t token, gasnet_handlerarg_t ahi,
                              gasnet_handlerarg_t alo, gasnet_handlerarg_t shi,
-                             gasnet_handlerarg_t slo);
+                             gasnet_handlerarg_t slo, gasnet_handlerarg_t pid,
+                             gasnet_handlerarg_t fd);
 
 /* ---- errors (gasnetc_errors.c) ---------------------------------------- */
 /* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */
@@ -261,6 +273,10 @@ void gasnetc_addr_get(struct sockaddr_storage *addr, socklen_t *len);
  * host_cpus, polite, host_of, nhosts and the neighbourhood and host
  * member lists. */
 void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride);
+/* A conduit's route rule (gasnetc_conduit_t.route): 1 (its second
+ * transport, shared memory) for a peer of this node's neighbourhood, else
+ * 0 (the network). */
+unsigned gasnetc_route_nbrhd(gasnet_node_t me, gasnet_node_t peer);
 
 /* ---- statistics (gasnetc_stats.c) -------------------------------------- */
 #define GASNETC_STATS(X)                                              \
@@ -282,6 +298,13 @@ void gasnetc_stats_write(void);
 
 /* ---- segments (gasnetc_segment.c) -------------------------------------- */
 uintptr_t gasnetc_segment_max_from_env(const char *value);
+/* Segments shared within the neighbourhood (gasnetc_segment.c): a segment
+ * is a memfd when a neighbour may map it; its (pid, fd) travel in the
+ * segment exchange; gasnetc_segment_share maps the neighbours' after it. */
+typedef struct { int32_t pid, fd; } gasnetc_seg_handle_t;
+gasnetc_seg_handle_t gasnetc_segment_handle(void);
+void gasnetc_segment_handle_set(gasnet_node_t node, gasnetc_seg_handle_t h);
+void gasnetc_segment_share(const char *call);
 int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
                            gasnet_seginfo_t *mine);
 /* 1 when [addr, addr+n) lies in node's segment (always in EVERYTHING). */

@@ -7,13 +7,24 @@
  * (powers of 1024, optional trailing "B"; gasneti_parse_size), e.g. "256MB",
  * or a fraction of the physical memory, e.g. "0.25". Default: half of physical memory. The memory
  * is mapped MAP_NORESERVE, so only pages the job touches cost anything.
+ *
+ * Segments shared within a host: when another rank of the neighbourhood
+ * (the ranks of one host, at most GASNET_SUPERNODE_MAXSIZE of them in job
+ * order; 1 = none) may map it, the segment is a memfd (never a named file,
+ * so nothing is left behind whatever way the job ends). Its (pid, fd)
+ * travel in the segment exchange, and each rank maps its neighbours'
+ * segments by /proc/<pid>/fd/<fd>: put and get to them are then memcpy
+ * (extended-ref/gasnete_rma.c), and gex_EP_QueryBoundSegmentNB gives the
+ * local address.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "gasnetc_internal.h"
 #include "gasneti_env.h"
@@ -60,6 +71,87 @@ uintptr_t gasnet_getMaxGlobalSegmentSize(void) {
   return gasnetc_g.max_global_seg;
 }
 
+/* Ranks a and b share memory: one neighbourhood (core/gasnetc_host.c:
+ * the ranks of a host, at most GASNET_SUPERNODE_MAXSIZE of them). */
+static int gasnetc_same_nbrhd(gasnet_node_t a, gasnet_node_t b) {
+  return gasnetc_g.nbrhd_of[a] == gasnetc_g.nbrhd_of[b];
+}
+
+/* Some other rank may map this rank's segment. */
+static int gasnetc_segment_shared(void) {
+  for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
+    if (i != gasnetc_g.mynode && gasnetc_same_nbrhd(i, gasnetc_g.mynode)) return 1;
+  return 0;
+}
+
+static int gasnetc_seg_fd = -1;                /* this rank's memfd, when shared */
+static gasnetc_seg_handle_t *gasnetc_seg_peer; /* [nodes]: each rank's (pid, fd) */
+
+gasnetc_seg_handle_t gasnetc_segment_handle(void) {
+  gasnetc_seg_handle_t h = { gasnetc_seg_fd >= 0 ? (int32_t)getpid() : 0, gasnetc_seg_fd };
+  return h;
+}
+
+void gasnetc_segment_handle_set(gasnet_node_t node, gasnetc_seg_handle_t h) {
+  if (!gasnetc_seg_peer) gasnetc_seg_peer = calloc(gasnetc_g.nodes, sizeof *gasnetc_seg_peer);
+  if (!gasnetc_seg_peer) gasnetc_fatal("out of memory for the segment handles");
+  gasnetc_seg_peer[node] = h;
+}
+
+/* Map rank r's segment here, by its memfd; NULL (and a message) if it cannot be. */
+static void *gasnetc_segment_map_peer(const char *call, gasnet_node_t r) {
+  const gasnetc_seg_handle_t *h = &gasnetc_seg_peer[r];
+  const gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[r];
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)h->pid, (int)h->fd);
+  int fd = h->pid > 0 ? open(path, O_RDWR | O_CLOEXEC) : -1;
+  void *p = fd < 0 ? MAP_FAILED
+                   : mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  int err = errno;
+  if (fd >= 0) close(fd);
+  if (p != MAP_FAILED) return p;
+  gasnetc_fatal("%s: cannot map node %u's segment (%s: %s); GASNET_SUPERNODE_MAXSIZE=1 turns "
+                "sharing memory between the ranks of a host off", call, (unsigned)r,
+                h->pid > 0 ? path : "it has no shareable segment",
+                h->pid > 0 ? strerror(err) : "memfd_create failed there");
+  return NULL;
+}
+
+void gasnetc_segment_share(const char *call) {
+  gasnet_node_t n = gasnetc_g.nodes, me = gasnetc_g.mynode;
+  void **local = calloc(n, sizeof *local);
+  if (!local) gasnetc_fatal("%s: out of memory for the segment map of %u nodes", call, (unsigned)n);
+  local[me] = gasnetc_g.ep0.seg ? gasnetc_g.ep0.seg->addr : NULL;
+#if !defined(GASNET_SEGMENT_EVERYTHING)
+  for (gasnet_node_t r = 0; r < n && gasnetc_seg_peer; r++)
+    if (r != me && gasnetc_g.ep0.peer_seg[r].size && gasnetc_same_nbrhd(r, me))
+      local[r] = gasnetc_segment_map_peer(call, r);
+#endif
+  gasnetc_g.ep0.peer_local = local;
+}
+
+void *const *gasnetc_segment_local(void) { return gasnetc_g.ep0.peer_local; }
+
+/* A segment of size bytes: a memfd when a neighbour may map it (fd in
+ * *fd), else private anonymous memory; hint as mmap's. */
+static void *gasnetc_segment_mmap(void *hint, uintptr_t size, int shared, int *fd) {
+  *fd = -1;
+  if (shared) {
+    int f = (int)syscall(SYS_memfd_create, "gasnet-segment", 1u /* MFD_CLOEXEC */);
+    if (f >= 0 && ftruncate(f, (off_t)size) == 0) {
+      void *p = mmap(hint, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, f, 0);
+      if (p != MAP_FAILED) {
+        *fd = f;
+        return p;
+      }
+    }
+    if (f >= 0) close(f);
+    return MAP_FAILED;
+  }
+  return mmap(hint, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+              -1, 0);
+}
+
 /* Map this node's segment: at most segsize (capped by the maximum), page
  * aligned, halving on failure. minheapoffset (spec 2.1.0.2): the segment must
  * start at least that far above the current end of the heap; on Linux mmap
@@ -77,18 +169,20 @@ int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
   if (segsize == 0) return GASNET_OK; /* no segment: no Long can target us */
   if (segsize > gasnetc_g.max_local_seg) segsize = gasnetc_g.max_local_seg;
   uintptr_t heap_end = (uintptr_t)sbrk(0);
+  const int shared = gasnetc_segment_shared();
   for (uintptr_t size = segsize; size >= GASNET_PAGESIZE;
        size = GASNETC_PAGE_DOWN(size / 2)) {
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    int fd;
+    void *p = gasnetc_segment_mmap(NULL, size, shared, &fd);
     if (p == MAP_FAILED) continue;
     if ((uintptr_t)p < heap_end + minheapoffset && (uintptr_t)p + size > heap_end) {
       munmap(p, size);
+      if (fd >= 0) close(fd);
       void *hint = (void *)GASNETC_PAGE_UP(heap_end + minheapoffset);
-      p = mmap(hint, size, PROT_READ | PROT_WRITE,
-               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      p = gasnetc_segment_mmap(hint, size, shared, &fd);
       if (p == MAP_FAILED) continue;
     }
+    gasnetc_seg_fd = fd;
     mine->addr = p;
     mine->size = size;
     return GASNET_OK;
@@ -157,7 +251,8 @@ static int gasnetc_bound_segment(const char *fname, gex_TM_t tm, gex_Rank_t rank
   const gasnet_seginfo_t *peer = gasnetc_g.ep0.peer_seg;
   if (!peer || peer[node].size == 0) return 0;
   *out = peer[node];
-  *localaddr = NULL; /* no shared-memory mapping of other ranks' segments yet */
+  /* mapped here when it is a neighbour's (gasnetc_segment_share) */
+  *localaddr = gasnetc_g.ep0.peer_local ? gasnetc_g.ep0.peer_local[node] : NULL;
   return 1;
 }
 

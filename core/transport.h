@@ -1,7 +1,7 @@
 /*
  * transport.h - the one internal interface (version 2) between the
  * conduit-neutral core (core/) and a transport (amudp/ over UDP, amtcp/
- * over TCP; later the on-host shared-memory one).
+ * over TCP, amshm/ through shared memory between the ranks of one host).
  *
  * A transport moves frames between the ranks of a job, reliably and exactly
  * once, and hands each frame it receives to the core through a callback. It

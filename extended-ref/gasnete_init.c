@@ -70,6 +70,7 @@ static void gasnete_attach(void) {
       gasnet_getSegmentInfo(gasnete_g.seg, (int)gasnete_g.nodes) != GASNET_OK)
     gasnete_fatal("gasnet_attach: cannot learn the segments of %u nodes",
                   (unsigned)gasnete_g.nodes);
+  gasnete_g.local = gasnetc_segment_local();
   gasnete_g.attached = 1;
 }
 

@@ -158,6 +158,7 @@ typedef struct {
   gex_TM_t pair;           /* TM-pair of EP 0: AMs addressed by job rank */
   gasnet_node_t mynode, nodes;
   gasnet_seginfo_t *seg;   /* [nodes] */
+  void *const *local;      /* [nodes]: each segment's address here, NULL if not mapped */
   size_t pipeline_bytes;   /* GASNET_EXT_PIPELINE_BYTES */
   size_t put_chunk;        /* bytes per put AM: min(MaxLongRequest, pipeline/2) */
   size_t get_chunk;        /* bytes per Long get reply: min(MaxLongReply, pipeline/2) */

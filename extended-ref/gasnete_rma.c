@@ -16,7 +16,8 @@
  *  - GEX_FLAG_IMMEDIATE refuses (returns non-zero / GEX_EVENT_NO_OP, nothing
  *    sent) only when the first AM of the operation would wait: for the
  *    pipeline window or for the transport (gasnete_put_start).
- *  - A rank that is this process is a memmove/memset, complete at once.
+ *  - A rank that is this process, or a neighbour whose segment is mapped
+ *    here (core/gasnetc_segment.c), is a memmove/memset, complete at once.
  *  - nbytes == 0 is complete at once, whatever the addresses.
  */
 #include <string.h>
@@ -63,10 +64,14 @@ static inline int gasnete_rma(const char *fname, int op, gasnete_counter_t *c,
   if (GASNETE_UNLIKELY(nbytes == 0)) return GASNETE_RMA_DONE;
   gasnete_check_remote(fname, node, remote, nbytes,
                        op == GASNETE_OP_GET ? "source" : "destination");
-  if (node == gasnete_g.mynode) {
-    if (op == GASNETE_OP_PUT) memmove(remote, local, nbytes);
-    else if (op == GASNETE_OP_GET) memmove(local, remote, nbytes);
-    else memset(remote, val, nbytes);
+  if (node == gasnete_g.mynode || gasnete_g.local[node]) {
+    /* this process, or a neighbour whose segment is mapped here */
+    char *here = (char *)remote;
+    if (node != gasnete_g.mynode)
+      here = (char *)gasnete_g.local[node] + ((char *)remote - (char *)gasnete_g.seg[node].addr);
+    if (op == GASNETE_OP_PUT) memmove(here, local, nbytes);
+    else if (op == GASNETE_OP_GET) memmove(local, here, nbytes);
+    else memset(here, val, nbytes);
     return GASNETE_RMA_DONE;
   }
   const int imm = (flags & GEX_FLAG_IMMEDIATE) != 0;
@@ -101,7 +106,7 @@ gex_Event_t gasnete_rma_nb(const char *fname, int op, gex_TM_t tm, gex_Rank_t ra
                            gex_Flags_t flags) {
   gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
   if (op != GASNETE_OP_GET) gasnete_rma_lc(fname, 0, lc_opt);
-  if (nbytes == 0 || node == gasnete_g.mynode) {
+  if (nbytes == 0 || node == gasnete_g.mynode || gasnete_g.local[node]) {
     gasnete_rma(fname, op, NULL, node, local, remote, val, nbytes, flags);
     return GEX_EVENT_INVALID;
   }
@@ -126,7 +131,8 @@ int gasnete_rma_nbi(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank, voi
   gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
   if (op != GASNETE_OP_GET) gasnete_rma_lc(fname, 1, lc_opt);
   if (nbytes == 0) return 0;
-  gasnete_counter_t *c = node == gasnete_g.mynode ? NULL : gasnete_nbi_counter(op == GASNETE_OP_GET);
+  gasnete_counter_t *c = node == gasnete_g.mynode || gasnete_g.local[node]
+                             ? NULL : gasnete_nbi_counter(op == GASNETE_OP_GET);
   return gasnete_rma(fname, op, c, node, local, remote, val, nbytes, flags) ==
          GASNETE_RMA_REFUSED;
 }

@@ -157,8 +157,9 @@ extern void gasnetc_not_ready(const char *fname, int need_attach) __attribute__(
 /* ---- beyond spec 1.8: where the nodes run ------------------------------
  * host: nodes with the same number share a host (one kernel and one network
  * namespace), numbered 0.. in order of each host's lowest node. supernode:
- * nodes that share memory through the library (each node is its own for
- * now). Legal after gasnet_init, before gasnet_attach too. */
+ * nodes that share memory through the library (a host's nodes, at most
+ * GASNET_SUPERNODE_MAXSIZE of them), numbered in order of their lowest
+ * node. Legal after gasnet_init, before gasnet_attach too. */
 typedef struct {
   gasnet_node_t host;
   gasnet_node_t supernode;

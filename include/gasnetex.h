@@ -464,8 +464,8 @@ uint64_t gex_System_QueryMaxThreads(void);
  * [EXPERIMENTAL] in the description. Every output pointer may be NULL. The
  * arrays hold one entry per member, by increasing gex_jobrank, and belong
  * to the library: never write or free them. Legal from gasnet_init (or
- * gex_Client_Init) on. Until the shared-memory transport exists every
- * process is a neighbourhood of its own. */
+ * gex_Client_Init) on. A neighbourhood is at most GASNET_SUPERNODE_MAXSIZE
+ * ranks of one host (0: all of them; 1: every process is its own). */
 struct gasnetc_rankinfo {
   gex_Rank_t gex_jobrank;
 };

@@ -15,8 +15,8 @@ run="$top/spawner/gasnetrun"
 n=${1:-3000}
 cd "$top/tests/bench" || exit 1
 
-clean=$("$run" -n 2 ./am_pingpong "$n" 2>&1) || { echo "$clean"; exit 1; }
-lossy=$(GASNET_UDP_DROP=0.1 "$run" -n 2 ./am_pingpong "$n" 2>&1) || { echo "$lossy"; exit 1; }
+clean=$(GASNET_SUPERNODE_MAXSIZE=1 "$run" -n 2 ./am_pingpong "$n" 2>&1) || { echo "$clean"; exit 1; }
+lossy=$(GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_DROP=0.1 "$run" -n 2 ./am_pingpong "$n" 2>&1) || { echo "$lossy"; exit 1; }
 raw=$(echo "$clean" | awk '/^raw UDP/ {print $6, $7}')
 am=$(echo "$clean" | awk '/^AM Short 0 args/ {print $5, $6}')
 loss=$(echo "$lossy" | awk '/^AM Short 0 args/ {print $5, $6}')

@@ -32,8 +32,12 @@
 #   JOBS=2          make -j
 #   RUN_TIMEOUT=300 seconds per benchmark run
 #   LOGDIR=DIR      keep every run's output there (nothing is kept otherwise)
+#   GASNET_SUPERNODE_MAXSIZE=1  (the default here) the shared-memory bypass
+#                   off, so that a revision with it and one without compare
+#                   the same network path; set 0 to measure it
 # Everything temporary lives in one mktemp -d directory, removed on exit.
 set -u
+export GASNET_SUPERNODE_MAXSIZE=${GASNET_SUPERNODE_MAXSIZE:-1}
 usage() { echo "usage: tests/bench/compare.sh OLD_REV|--tree DIR [NEW_REV|--tree DIR]" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
 

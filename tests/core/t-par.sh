@@ -3,7 +3,8 @@
 # once (t_par), on 1, 2 and 4 ranks; then the same program built with
 # ThreadSanitizer (core + the conduit's transport + boot compiled here with
 # -fsanitize=thread into tests/out/tsan-<conduit>, see below) on 2 ranks,
-# which must report no race.
+# which must report no race. The ranks share a host, so the TSan run goes
+# through the shared-memory transport (amshm/) as well.
 # timeout: 180
 # conduits: udp tcp mix
 set -u
@@ -22,7 +23,7 @@ done
 tsan="$TOP/tests/out/tsan-$CONDUIT"
 mkdir -p "$tsan"
 CC=${CC:-gcc}
-case $CONDUIT in mix) tdirs="amudp amtcp" ;; *) tdirs="am$CONDUIT" ;; esac
+case $CONDUIT in mix) tdirs="amudp amtcp amshm" ;; *) tdirs="am$CONDUIT amshm" ;; esac
 flags="-std=gnu11 -g -O1 -fsanitize=thread -pthread -D_GNU_SOURCE -DGASNET_PAR -DGASNETC_THREADS=1 \
   -I$TOP -I$TOP/include -I$TOP/core -I$TOP/tools -I$TOP/common -I$TOP/spawner -I$TOP/extended-ref"
 for d in $tdirs; do flags="$flags -I$TOP/$d"; done

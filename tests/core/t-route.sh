@@ -45,10 +45,10 @@ for r in 0 1 2 3; do
   want "rank $r core.medium_realigned" "$(stat "$f" core.medium_realigned)" -eq 0
 done
 
-run "udp, one request credit" GASNET_UDP_CREDITS=1 "$TOP/spawner/gasnetrun_udp" -n 2 ./t_amstress 200
+run "udp, one request credit" GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_CREDITS=1 "$TOP/spawner/gasnetrun_udp" -n 2 ./t_amstress 200
 want "udp rank 0 core.send_retries" "$(stat "$tmp/st.0" core.send_retries)" -gt 0
 want "udp rank 0 core.medium_realigned" "$(stat "$tmp/st.0" core.medium_realigned)" -eq 0
-run "tcp, GASNET_TCP_QUEUE_MAX=0" GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096 \
+run "tcp, GASNET_TCP_QUEUE_MAX=0" GASNET_SUPERNODE_MAXSIZE=1 GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096 \
   "$TOP/spawner/gasnetrun_tcp" -n 2 ./tcp/t_amstress 200
 want "tcp rank 0 core.send_retries" "$(stat "$tmp/st.0" core.send_retries)" -gt 0
 for c in udp tcp mix; do

@@ -13,6 +13,8 @@
  *            others inside it: every node's line must appear.
  *   stop     the last node stops itself (SIGSTOP); node 0 keeps sending it
  *            requests and must declare it dead (GASNET_UDP_TIMEOUT)
+ *   kill     the last node kills itself (SIGKILL) while node 0 waits for
+ *            its reply (as in stop) and the others poll: they must name it
  * A node still running after 30 s prints SURVIVED and exits 99.
  */
 #include "t_util.h"
@@ -39,6 +41,7 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "poll") || !strcmp(mode, "compute")) { usleep(200000); gasnet_exit(42); }
     if (!strcmp(mode, "return")) { usleep(200000); return 44; }
     if (!strcmp(mode, "stop")) raise(SIGSTOP);
+    if (!strcmp(mode, "kill")) { usleep(200000); raise(SIGKILL); }
   }
   if (me == 0 && !strcmp(mode, "handler")) gasnet_AMRequestShort0(last, 128);
   if (!strcmp(mode, "barrier")) {
@@ -59,7 +62,7 @@ int main(int argc, char **argv) {
   volatile unsigned long spin = 0;
   while (time(NULL) < end) {
     if (!strcmp(mode, "compute")) { for (int i = 0; i < 1000000; i++) spin++; continue; }
-    if (!strcmp(mode, "stop") && me == 0) {
+    if ((!strcmp(mode, "stop") || !strcmp(mode, "kill")) && me == 0) {
       int want = replies + 1;
       gasnet_AMRequestShort0(last, 129);
       GASNET_BLOCKUNTIL(replies == want);

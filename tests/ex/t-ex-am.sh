@@ -1,7 +1,7 @@
 #!/bin/bash
 # t-ex-am.sh - GASNet-EX objects and Active Messages (t_ex_am: the
 # description's MUST sentences, listed at the top of t_ex_am.c) on 1, 2 and
-# 4 ranks; then on 2 ranks with one request credit (udp) or a 4 KiB socket
+# 4 ranks; then on 2 ranks, the shared-memory bypass off, with one request credit (udp) or a 4 KiB socket
 # buffer and no queue (tcp), so that GEX_FLAG_IMMEDIATE has something to
 # refuse.
 # timeout: 120
@@ -20,7 +20,7 @@ run() { # label, ranks, env...
   [ "$rc" = 0 ] && [ "$ok" = "$n" ] || { echo "FAIL: $label"; echo "$out" | tail -6; fails=$((fails + 1)); }
 }
 for n in 1 2 4; do run "-n $n" $n; done
-run "-n 2, little room" 2 GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096
+run "-n 2, little room" 2 GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096
 echo "$out" | grep -q ' refused; ' && ! echo "$out" | grep -q ' 0 refused;' \
   && echo "GEX_FLAG_IMMEDIATE refused some requests, as room ran out" \
   || echo "SKIPPED PART: no request was refused under little room (the check of refused requests ran on none)"

@@ -32,7 +32,7 @@ for r in 0 1; do
   [ -n "$want" ] && [ -n "$got" ] && [ "$got" -ge "$want" ] || { echo "FAIL: NPAM requests not counted"; fails=$((fails + 1)); }
 done
 run "-n 4" 4
-run "-n 2, little room" 2 GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096
+run "-n 2, little room" 2 GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096
 if echo "$out" | grep -q ' refused (NO_OP)' && ! echo "$out" | grep -q ' 0 refused (NO_OP)'; then
   echo "GEX_FLAG_IMMEDIATE: some Prepares returned NO_OP, as room ran out"
 elif [ "$CONDUIT" = tcp ]; then

@@ -1,12 +1,14 @@
 #!/bin/bash
+# timeout: 300
+# conduits: udp tcp
 # t-ex-rma.sh - GASNet-EX RMA, events, NBI and gex_Coll_BarrierNB
 # (t_ex_rma: the description's MUST sentences, listed at the top of
 # t_ex_rma.c, and a randomized model check of put/get/NBI of 1 B to 2 MiB)
-# on 1, 2 and 4 ranks; on 2 ranks with one request credit (udp) or a tiny
-# socket buffer (tcp), so that GEX_FLAG_IMMEDIATE has something to refuse;
-# and on udp under injected loss, duplication and reordering.
-# timeout: 300
-# conduits: udp tcp
+# on 1, 2 and 4 ranks with the ranks' segments shared (the default), not
+# shared, and in two neighbourhoods; on 2 ranks over the network with one
+# request credit (udp) or a tiny socket buffer (tcp), so that
+# GEX_FLAG_IMMEDIATE has something to refuse; and on udp under injected
+# loss, duplication and reordering.
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/misuse.sh"
@@ -21,12 +23,17 @@ run() { # label, ranks, env...
   echo "-n $n: expected exit 0 and $n 'all ... passed' lines; got exit $rc and $ok"
   [ "$rc" = 0 ] && [ "$ok" = "$n" ] || { echo "FAIL: $label"; echo "$out" | tail -6; fails=$((fails + 1)); }
 }
+# shared memory on (the default: every peer's segment is mapped, RMA is a
+# memcpy), off (every operation is AMs over the network), and mixed (two
+# neighbourhoods of 2)
 for n in 1 2 4; do run "-n $n" $n; done
-run "-n 2, little room" 2 T_RMA_OPS=50 GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 \
-  GASNET_TCP_SOCKBUF=4096 GASNET_EXT_PIPELINE_BYTES=64k
+run "-n 2, no shared memory" 2 GASNET_SUPERNODE_MAXSIZE=1
+run "-n 4, neighbourhoods of 2" 4 GASNET_SUPERNODE_MAXSIZE=2
+run "-n 2, little room, no shared memory" 2 T_RMA_OPS=50 GASNET_SUPERNODE_MAXSIZE=1 \
+  GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096 GASNET_EXT_PIPELINE_BYTES=64k
 if [ "$CONDUIT" = udp ]; then
-  run "-n 2, 10% loss, 5% duplicates, 5% reordered" 2 T_RMA_OPS=100 \
-    GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05
+  run "-n 2, 10% loss, 5% duplicates, 5% reordered, no shared memory" 2 T_RMA_OPS=100 \
+    GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05
 fi
 misuse() { t_misuse ./t_ex_rma_misuse 2 "$@"; } # case expected-text
 echo "== misuse: one per run, each must end the job"

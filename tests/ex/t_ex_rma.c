@@ -34,6 +34,7 @@
 #include "../lib/t_check.h"
 
 #define H_POKE 130
+#define H_GO 131
 #define REGION (4u << 20)         /* per (writer, target): the model's memory */
 #define MAXOP (2u << 20)          /* largest random operation */
 #define SCRATCH (1u << 20)        /* per rank: the directed checks */
@@ -42,9 +43,10 @@ static gex_TM_t tm, pair;
 static gex_Rank_t me, n;
 static uint8_t *seg;              /* my segment: [n regions][scratch][imm] */
 static void **peer_seg;           /* every rank's segment base */
-static volatile int pokes;
+static volatile int pokes, go;
 
 static void h_poke(gex_Token_t t) { (void)t; __atomic_fetch_add(&pokes, 1, __ATOMIC_RELAXED); }
+static void h_go(gex_Token_t t) { (void)t; __atomic_store_n(&go, 1, __ATOMIC_RELEASE); }
 
 static void barrier(void) { gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); }
 
@@ -159,17 +161,31 @@ static void check_events(void) {
          "GASNet-1 handles and gex events interchangeable\n", (unsigned)me);
 }
 
-/* gex_Event_Test does not poll; gasnet_try_syncnb does. Rank 0 gets from
- * rank 1 (rank 1 polls to serve it) and rank 1 pokes rank 0. */
+/* gex_Event_Test does not poll. Rank 0 starts an operation that needs a
+ * message from rank 1 to complete, rank 1 pokes rank 0, and rank 0 tests
+ * 200 times without polling: neither may be seen. The operation is a get
+ * from rank 1 when its segment is reached by messages; when it is mapped
+ * here (shared memory: the get would be a memcpy, complete at once), a
+ * barrier that rank 1 has already entered. */
 static void check_test_does_not_poll(void) {
   if (n < 2) return;
+  /* the same choice on every rank: are ranks 0 and 1 one neighbourhood? */
+  gasnet_nodeinfo_t *ni = malloc(sizeof *ni * n);
+  T_CHECK(gasnet_getNodeInfo(ni, (int)n));
+  const int by_barrier = ni[0].supernode == ni[1].supernode;
+  free(ni);
   barrier();
-  if (me == 1) {
+  if (me == 1) { /* once rank 0 has stopped polling: its handlers cannot run */
+    GASNET_BLOCKUNTIL(__atomic_load_n(&go, __ATOMIC_ACQUIRE));
+    go = 0;
     T_CHECK(gex_AM_RequestShort0(tm, 0, H_POKE, 0));
+    if (by_barrier) gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   } else if (me == 0) {
     uint64_t v = 0;
-    usleep(100000); /* rank 1's poke and our get's reply are on their way */
-    gex_Event_t ev = gex_RMA_GetNB(tm, &v, 1, scratch_of(1), sizeof v, 0);
+    T_CHECK(gex_AM_RequestShort0(tm, 1, H_GO, 0));
+    usleep(100000); /* rank 1's poke (and barrier message) are on their way */
+    gex_Event_t ev = by_barrier ? gex_Coll_BarrierNB(tm, 0)
+                                : gex_RMA_GetNB(tm, &v, 1, scratch_of(1), sizeof v, 0);
     int ready = 0, before = __atomic_load_n(&pokes, __ATOMIC_RELAXED); /* initiation may poll */
     for (int i = 0; i < 200; i++) {
       ready += gex_Event_Test(ev) == GASNET_OK;
@@ -177,11 +193,13 @@ static void check_test_does_not_poll(void) {
       usleep(1000);
     }
     int seen = __atomic_load_n(&pokes, __ATOMIC_RELAXED) - before;
-    printf("node 0: gex_Event_Test x200 without polling: event ready %d, pokes run %d "
-           "(want 0 and 0)\n", ready, seen);
+    printf("node 0: gex_Event_Test x200 without polling (%s): event ready %d, pokes run %d "
+           "(want 0 and 0)\n", by_barrier ? "a barrier" : "a get", ready, seen);
     T_EXPECT(!ready && seen == 0, "gex_Event_Test polled");
     gex_Event_Wait(ev); /* polls: the reply is handled (the poke maybe later: credits) */
     GASNET_BLOCKUNTIL(__atomic_load_n(&pokes, __ATOMIC_RELAXED) == 1);
+  } else if (by_barrier) {
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   }
   barrier();
   if (me == 0) pokes = 0;
@@ -409,9 +427,10 @@ int main(int argc, char **argv) {
   me = gex_TM_QueryRank(tm);
   n = gex_TM_QuerySize(tm);
   pair = gex_TM_Pair(ep, 0);
-  gex_AM_Entry_t h[] = { { H_POKE, (gex_AM_Fn_t)h_poke, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST,
-                           0, NULL, "poke" } };
-  T_CHECK(gex_EP_RegisterHandlers(ep, h, 1));
+  gex_AM_Entry_t h[] = {
+    { H_POKE, (gex_AM_Fn_t)h_poke, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "poke" },
+    { H_GO, (gex_AM_Fn_t)h_go, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "go" } };
+  T_CHECK(gex_EP_RegisterHandlers(ep, h, 2));
   barrier(); /* BarrierNB works before a segment exists */
   uintptr_t size = (uintptr_t)n * REGION + 2 * SCRATCH;
   size = (size + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE;

@@ -9,7 +9,10 @@
  *    sorted by increasing gex_jobrank, (*info_p)[*my_info_index_p].gex_jobrank
  *    == gex_System_QueryJobRank(); every output may be NULL (any subset);
  *    the host's members are the ranks whose gasnet_getNodeInfo host is
- *    mine; the neighbourhood is this rank alone (no shared memory yet);
+ *    mine; the neighbourhood's members are the ranks whose
+ *    gasnet_getNodeInfo supernode is mine, all of my host, at most
+ *    GASNET_SUPERNODE_MAXSIZE of them (when not 0); the line
+ *    "node N: neighbourhood of K ranks" lets a script check K;
  *  - gex_System_QueryMyPosition: ranks in [0, size); across the job (node 0
  *    collects every rank's answers by AM): every rank sees the same set
  *    sizes, ranks of one host (neighbourhood) the same set rank, ranks of
@@ -45,6 +48,18 @@ static volatile int nfacts, done;
 static volatile int imm_ok = -1; /* the IMMEDIATE query inside a handler matched */
 static gasnet_seginfo_t *si;     /* gasnet_getSegmentInfo's table */
 
+/* Rank r is in this rank's neighbourhood: its segment is mapped here
+ * (gex_System_QueryNbrhdInfo may be called in a handler, the description
+ * says). */
+static int in_my_nbrhd(gex_Rank_t r) {
+  gex_RankInfo_t *nb;
+  gex_Rank_t count;
+  gex_System_QueryNbrhdInfo(&nb, &count, NULL);
+  for (gex_Rank_t k = 0; k < count; k++)
+    if (nb[k].gex_jobrank == r) return 1;
+  return 0;
+}
+
 /* A rank's answers, to node 0; the handler also queries the sender's
  * segment with GEX_FLAG_IMMEDIATE, allowed in a handler. */
 static void hf(gex_Token_t t, gex_AM_Arg_t a0, gex_AM_Arg_t a1, gex_AM_Arg_t a2,
@@ -60,7 +75,8 @@ static void hf(gex_Token_t t, gex_AM_Arg_t a0, gex_AM_Arg_t a1, gex_AM_Arg_t a2,
                                                 GEX_FLAG_IMMEDIATE);
     int ok = ev == GEX_EVENT_INVALID && owner == si[ti.gex_srcrank].addr &&
              size == si[ti.gex_srcrank].size &&
-             local == (ti.gex_srcrank == me ? si[me].addr : NULL);
+             (ti.gex_srcrank == me ? local == si[me].addr
+                                   : in_my_nbrhd(ti.gex_srcrank) ? local != NULL : local == NULL);
     imm_ok = (imm_ok != 0) && ok;
   }
   __atomic_fetch_add(&nfacts, 1, __ATOMIC_RELEASE);
@@ -119,9 +135,10 @@ static void check_bound(gex_TM_t t, const char *how, gex_Flags_t flags) {
     void *owner = (void *)1, *local = (void *)1;
     uintptr_t size = 0;
     gex_Event_t ev = gex_EP_QueryBoundSegmentNB(t, r, &owner, &local, &size, flags);
-    void *want_local = r == me ? si[me].addr : NULL;
+    int mapped = in_my_nbrhd(r); /* team rank = job rank; mapped here, no other */
+    void *want_local = r == me ? si[me].addr : mapped ? local : NULL;
     T_EXPECT(ev == GEX_EVENT_INVALID && owner == si[r].addr && size == si[r].size &&
-                 local == want_local,
+                 local == want_local && (!mapped || local != NULL),
              "%s, rank %u, flags %#x: event %p, owner %p size %lu local %p; want event 0, owner %p "
              "size %lu local %p", how, (unsigned)r, (unsigned)flags, (void *)ev, owner,
              (unsigned long)size, local, si[r].addr, (unsigned long)si[r].size, want_local);
@@ -150,15 +167,15 @@ int main(int argc, char **argv) {
   T_CHECK(gex_EP_RegisterHandlers(ep, handlers, 3));
   h_fact = handlers[0].gex_index; h_done = handlers[1].gex_index; h_misuse = handlers[2].gex_index;
 
-  /* Neighbourhood: this rank alone, until there is a shared-memory transport. */
+  /* Neighbourhood: the ranks sharing memory with this one (checked
+   * against gasnet_getNodeInfo's supernode below). */
   gex_RankInfo_t *ninfo = NULL;
   gex_Rank_t ncount = 0, nidx = GEX_RANK_INVALID;
   gex_System_QueryNbrhdInfo(&ninfo, &ncount, &nidx);
   check_info("gex_System_QueryNbrhdInfo", ninfo, ncount, nidx);
   check_nulls("gex_System_QueryNbrhdInfo", gex_System_QueryNbrhdInfo, ninfo, ncount, nidx);
   print_members("neighbourhood", ninfo, ncount);
-  T_EXPECT(ncount == 1 && ninfo[0].gex_jobrank == me,
-           "neighbourhood of %u ranks; without shared memory it is this rank alone", (unsigned)ncount);
+  printf("node %u: neighbourhood of %u ranks\n", (unsigned)me, (unsigned)ncount);
 
   /* Host: the ranks gasnet_getNodeInfo puts on my host, in rank order. */
   gex_RankInfo_t *hinfo = NULL;
@@ -183,6 +200,22 @@ int main(int argc, char **argv) {
            (unsigned)k, (unsigned)hcount);
   printf("node %u: host members = the %u ranks gasnet_getNodeInfo gives host %u\n", (unsigned)me,
          (unsigned)k, (unsigned)ni[me].host);
+  k = 0;
+  for (gex_Rank_t r = 0; r < n; r++) {
+    if (ni[r].supernode != ni[me].supernode) continue;
+    T_EXPECT(k < ncount && ninfo[k].gex_jobrank == r && ni[r].host == ni[me].host,
+             "neighbourhood member %u: gasnet_getNodeInfo says rank %u (host %u, mine %u), "
+             "gex_System_QueryNbrhdInfo %u of %u", (unsigned)k, (unsigned)r,
+             (unsigned)ni[r].host, (unsigned)ni[me].host,
+             k < ncount ? (unsigned)ninfo[k].gex_jobrank : 0u, (unsigned)ncount);
+    k++;
+  }
+  T_EXPECT(k == ncount, "gasnet_getNodeInfo puts %u ranks in my supernode, QueryNbrhdInfo %u",
+           (unsigned)k, (unsigned)ncount);
+  const char *maxs = gasnet_getenv("GASNET_SUPERNODE_MAXSIZE");
+  unsigned max = maxs ? (unsigned)atoi(maxs) : 0;
+  T_EXPECT(!max || ncount <= max, "neighbourhood of %u ranks, GASNET_SUPERNODE_MAXSIZE=%u",
+           (unsigned)ncount, max);
 
   /* Position. */
   gex_Rank_t nsize = GEX_RANK_INVALID, nrank = GEX_RANK_INVALID, hsize = GEX_RANK_INVALID,
@@ -242,8 +275,8 @@ int main(int argc, char **argv) {
   check_bound(pair, "TM-pair", 0);
   check_bound(pair, "TM-pair", GEX_FLAG_IMMEDIATE);
   printf("node %u: gex_EP_QueryBoundSegmentNB = gasnet_getSegmentInfo for all %u ranks (team and "
-         "TM-pair, with and without GEX_FLAG_IMMEDIATE, event 0, local address only for my own "
-         "[%p, +%lu)); gex_Segment_QueryBound agrees\n", (unsigned)me, (unsigned)n, si[me].addr,
+         "TM-pair, with and without GEX_FLAG_IMMEDIATE, event 0, a local address for my own "
+         "[%p, +%lu) and my neighbourhood's only); gex_Segment_QueryBound agrees\n", (unsigned)me, (unsigned)n, si[me].addr,
          (unsigned long)si[me].size);
 
   /* Across the job: node 0 collects every rank's answers. */

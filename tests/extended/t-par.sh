@@ -22,10 +22,10 @@ tsan="$TOP/tests/out/tsan-extended-$CONDUIT"
 mkdir -p "$tsan"
 CC=${CC:-gcc}
 flags="-std=gnu11 -g -O1 -fsanitize=thread -pthread -D_GNU_SOURCE -DGASNET_PAR -DGASNETC_THREADS=1 \
-  -I$TOP -I$TOP/include -I$TOP/core -I$TOP/tools -I$TOP/common -I$TOP/spawner -I$TOP/amudp -I$TOP/amtcp -I$TOP/extended-ref"
+  -I$TOP -I$TOP/include -I$TOP/core -I$TOP/tools -I$TOP/common -I$TOP/spawner -I$TOP/amudp -I$TOP/amtcp -I$TOP/amshm -I$TOP/extended-ref"
 if echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o "$tsan/probe" 2>/dev/null; then
   transport=am$CONDUIT
-  srcs="$TOP/tools/*.c $TOP/core/gasnetc_*.c $TOP/conduit/$CONDUIT.c $TOP/$transport/*.c $TOP/extended-ref/*.c \
+  srcs="$TOP/tools/*.c $TOP/core/gasnetc_*.c $TOP/conduit/$CONDUIT.c $TOP/$transport/*.c $TOP/amshm/*.c $TOP/extended-ref/*.c \
     $TOP/spawner/boot.c $TOP/spawner/boot_gasnetrun.c $TOP/spawner/boot_kvs.c $TOP/spawner/boot_pmi1.c $TOP/spawner/boot_dl.c $TOP/spawner/spawn_proto.c $TOP/common/*.c $TOP/tests/extended/t_par.c"
   if $CC $flags $srcs -o "$tsan/t_par" $(pkg-config --libs libuv) -lz 2>"$tsan/build.log"; then
     out=$(TSAN_OPTIONS="halt_on_error=0 exitcode=66" setarch -R "$GASNETRUN" -n 2 "$tsan/t_par" 30 2>&1); rc=$?

@@ -5,7 +5,9 @@
  *   gasnet_getNodeInfo   before attach: every node's host, the same table
  *                        on every node (checked through a broadcast), host
  *                        numbers dense and in order of each host's lowest
- *                        node, supernode = the node itself;
+ *                        node; supernode numbers dense in order of each
+ *                        supernode's lowest node, all of its nodes on
+ *                        one host (the shared-memory neighbourhood);
  *   varargs AMs          gasnet_AMRequest{Short,Medium,Long}(..., numargs,
  *                        ...) and the Reply forms, M = 0..16, arguments and
  *                        payload checked in the handlers;
@@ -93,9 +95,15 @@ static void test_varargs_am(gasnet_node_t peer, void *peer_seg) {
 static void test_nodeinfo(gasnet_node_t me, gasnet_node_t n) {
   gasnet_nodeinfo_t *ni = calloc(n, sizeof *ni), *root = calloc(n, sizeof *root);
   T_CHECK(gasnet_getNodeInfo(ni, (int)n));
-  gasnet_node_t next = 0;
+  gasnet_node_t next = 0, next_sn = 0;
+  gasnet_node_t *sn_host = calloc(n, sizeof *sn_host); /* host of each supernode */
   for (gasnet_node_t i = 0; i < n; i++) {
-    T_EXPECT(ni[i].supernode == i, "node %u's supernode is %u", (unsigned)i, (unsigned)ni[i].supernode);
+    gasnet_node_t sn = ni[i].supernode;
+    T_EXPECT(sn <= next_sn, "supernode numbers in order of first node: node %u has supernode %u",
+             (unsigned)i, (unsigned)sn);
+    if (sn == next_sn) sn_host[next_sn++] = ni[i].host;
+    T_EXPECT(sn_host[sn] == ni[i].host, "node %u of supernode %u is on host %u, its first node on %u",
+             (unsigned)i, (unsigned)sn, (unsigned)ni[i].host, (unsigned)sn_host[sn]);
     T_EXPECT(ni[i].host <= next, "host numbers in order of first node: node %u has host %u",
              (unsigned)i, (unsigned)ni[i].host);
     if (ni[i].host == next) next++;
@@ -112,7 +120,7 @@ static void test_nodeinfo(gasnet_node_t me, gasnet_node_t n) {
     for (gasnet_node_t i = 0; i < n; i++) printf(" %u", (unsigned)ni[i].host);
     printf("\n");
   }
-  free(ni); free(root);
+  free(ni); free(root); free(sn_host);
 }
 
 static void test_barriers(gasnet_node_t me) {

@@ -1,0 +1,28 @@
+#!/bin/bash
+# t-shm-memcheck.sh - the shared-memory transport under valgrind memcheck on
+# 2 ranks of one host (SEQ): t_amstress with the default rings and with
+# 4 KiB ones (fragments, refused requests, reply overflow), and t_ex_am: no
+# invalid access, no use of uninitialised memory, no definite leak (a rank
+# with errors exits 9), and shm carried the frames. Skipped with a message
+# when valgrind is not installed.
+# timeout: 180
+set -u
+cd "$TOP/tests/core" || exit 1
+if ! command -v valgrind >/dev/null; then echo "SKIPPED: valgrind not installed (Debian package: valgrind)"; exit 77; fi
+CONDUIT=udp
+. "$TOP/tests/shm/shm.sh"
+vg="valgrind -q --error-exitcode=9 --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect"
+run() { # label pass program ring
+  local label=$1 pass=$2 prog=$3 ring=$4
+  stats="$stats_dir/$(echo "$label" | tr -c 'A-Za-z0-9\n' _)"
+  out=$(cd "$(dirname "$prog")" && GASNET_STATSFILE="$stats" GASNET_SHM_RING=$ring "$GASNETRUN" -n 2 $vg "$prog" 2>&1); rc=$?
+  got=$(echo "$out" | grep -cE -- "$pass"); f=$(shm_sum shm_frames_sent)
+  echo "$label: expected exit 0, '$pass', no valgrind report, shm frames > 0; got exit $rc, $got lines, $f shm frames"
+  [ $rc = 0 ] && [ "$got" -ge 1 ] && [ "$f" -gt 0 ] && ! echo "$out" | grep -q '^==[0-9]*== [A-Z]' \
+    || { echo "FAIL: $label"; echo "$out" | tail -20; fails=$((fails + 1)); }
+}
+run "memcheck t_amstress" 'handled: equal' "$TOP/tests/core/t_amstress" 131072
+run "memcheck t_amstress, 4 KiB rings" 'handled: equal' "$TOP/tests/core/t_amstress" 4096
+run "memcheck t_ex_am" 'all GASNet-EX checks passed' "$TOP/tests/ex/t_ex_am" 131072
+[ $fails = 0 ] && echo "t-shm-memcheck: all passed"
+exit $fails
