@@ -123,6 +123,10 @@ typedef struct gasnetc_tp {
   gasnetc_transport_t *t;
   struct gasnetc_client *client;
   unsigned index;
+  /* Some rank is routed to it (gasnetc_route_connect). One that serves
+   * none (the network transport of a job on one host) is polled only after
+   * a sleep, not by every poll: its poll is a system call for nothing. */
+  int serves_any;
 } gasnetc_tp_t;
 
 #define GASNETC_TP_MAX 4          /* transports in one conduit */

@@ -51,7 +51,8 @@ int gasnetc_route_connect(const void *blobs, size_t stride) {
   int rc = 0;
   for (unsigned i = 0; i < gasnetc_g.ntp && !rc; i++) {
     gasnetc_tp_t *tp = &gasnetc_g.tp[i];
-    for (gasnet_node_t r = 0; r < n; r++) serves[r] = gasnetc_g.route[r] == i;
+    tp->serves_any = 0;
+    for (gasnet_node_t r = 0; r < n; r++) tp->serves_any |= serves[r] = gasnetc_g.route[r] == i;
     rc = tp->ops->connect(tp->t, (const char *)blobs + i * GASNETC_ADDR_MAX, stride, serves);
   }
   free(serves);

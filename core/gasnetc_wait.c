@@ -2,11 +2,12 @@
  * gasnetc_wait.c - the one wait: every transport's descriptors in one epoll
  * set, every transport's deadline in one computation, one sleep for all.
  *
- *   gasnetc_progress()  poll each transport once (bounded, non-blocking);
+ *   gasnetc_progress()  poll each transport that serves a rank once
+ *                       (bounded, non-blocking);
  *   gasnetc_wait(ms)    ask each transport for its next deadline (idle()),
  *                       sleep in ppoll() on the epoll set until a
  *                       descriptor is ready, the earliest deadline or ms,
- *                       then gasnetc_progress().
+ *                       then poll every transport.
  *
  * The sleep is ppoll() on the epoll descriptor rather than epoll_wait, for
  * its nanosecond timeout (transport deadlines such as retransmissions fall
@@ -40,11 +41,14 @@ int gasnetc_watch_cb(void *ctx, int fd, unsigned events) {
   return errno == ENOENT && epoll_ctl(gasnetc_g.epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
 }
 
-int gasnetc_progress(void) {
+/* all: also the transports that serve no rank (after a sleep: whatever
+ * woke us is read, a stray datagram too, so the next sleep is not cut short). */
+static int gasnetc_progress_some(int all) {
   int n = 0;
   GASNETC_STAT_ADD(polls, 1);
   for (unsigned i = 0; i < gasnetc_g.ntp; i++) {
     gasnetc_tp_t *tp = &gasnetc_g.tp[i];
+    if (!tp->serves_any && !all) continue;
     int k = tp->ops->poll(tp->t);
     if (GASNETC_LIKELY(k >= 0)) n += k;
     else if (!__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE))
@@ -52,6 +56,8 @@ int gasnetc_progress(void) {
   }
   return n;
 }
+
+int gasnetc_progress(void) { return gasnetc_progress_some(0); }
 
 int gasnetc_wait(int timeout_ms) {
   uint64_t dl = GASNETC_NEVER;
@@ -68,5 +74,5 @@ int gasnetc_wait(int timeout_ms) {
     struct timespec ts = {(time_t)((dl - now) / 1000000000u), (long)((dl - now) % 1000000000u)};
     ppoll(&pf, 1, dl == GASNETC_NEVER ? NULL : &ts, NULL);
   }
-  return gasnetc_progress();
+  return gasnetc_progress_some(1);
 }
