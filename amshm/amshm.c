@@ -512,6 +512,11 @@ static void amshm_check_exits(gasnetc_transport_t *t) {
     if (__atomic_exchange_n(&p->dead, 1, __ATOMIC_ACQ_REL)) continue;
     t->cfg.watch(t->cfg.ctx, p->pidfd, 0);
     t->pfds[i].fd = -1; /* poll ignores it from now on */
+    /* What it published before it ended comes first: its exit notice (a
+     * gasnet_exit after a fatal error) tells the core why, and then the
+     * loss is no failure of ours (gasnetc_peer_dead_cb). */
+    for (int k = AMSHM_REP; k >= AMSHM_REQ; k--)
+      while (amshm_drain(t, p, k) > 0) continue;
     if (!__atomic_load_n(&p->in->bye, __ATOMIC_ACQUIRE) && t->cfg.peer_dead)
       t->cfg.peer_dead(t->cfg.ctx, p->rank, "exited");
   }
