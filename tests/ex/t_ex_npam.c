@@ -35,32 +35,18 @@
 #include "gasnetex.h"
 #include "../lib/t_check.h"
 
-#define H_ARRIVE 128
-#define H_RELEASE 129
 #define SEGSIZE (16u << 20) /* request slots in the low half, reply slots in the high */
 
 static gex_TM_t tm;
 static gex_EP_t ep;
 static gex_Rank_t me, n;
-static volatile int arrived, released, phase;
 static gasnet_seginfo_t *si;
 static size_t slot;          /* bytes per rank in each half of the segment */
 static size_t max_med, max_long;
 static int cdata_mark;
 
-/* ---- an AM barrier ------------------------------------------------------------ */
-static void h_arrive(gex_Token_t t) { (void)t; __atomic_fetch_add(&arrived, 1, __ATOMIC_RELAXED); }
-static void h_release(gex_Token_t t, gex_AM_Arg_t p) { (void)t; released = p; }
-static void t_barrier(void) {
-  int p = ++phase;
-  T_CHECK(gex_AM_RequestShort0(tm, 0, H_ARRIVE, 0));
-  if (me == 0) {
-    GASNET_BLOCKUNTIL(arrived == (int)n);
-    arrived = 0;
-    for (gex_Rank_t r = 0; r < n; r++) T_CHECK(gex_AM_RequestShort1(tm, r, H_RELEASE, 0, p));
-  }
-  GASNET_BLOCKUNTIL(released == p);
-}
+/* every rank here (the library's barrier; tests/ex/t_ex_rma.c tests it) */
+static void t_barrier(void) { gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); }
 
 /* ---- payloads and arguments both ends can compute --------------------------------- */
 static void fill(unsigned char *p, size_t len, unsigned seed) {
@@ -300,11 +286,6 @@ int main(int argc, char **argv) {
   printf("node %u: GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM defined (%s conduit header)\n", (unsigned)me,
          GASNET_CONDUIT_NAME_STR);
 #endif
-  gex_AM_Entry_t fixed[] = {
-    {H_ARRIVE, (gex_AM_Fn_t)h_arrive, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "arrive"},
-    {H_RELEASE, (gex_AM_Fn_t)h_release, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "release"},
-  };
-  T_CHECK(gex_EP_RegisterHandlers(ep, fixed, 2));
   gex_AM_Entry_t table[] = {T_FOREACH(T_ENTRIES)};
   T_CHECK(gex_EP_RegisterHandlers(ep, table, sizeof table / sizeof table[0]));
   for (unsigned m = 0; m <= 16; m++)
