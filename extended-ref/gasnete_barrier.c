@@ -1,9 +1,25 @@
 /*
- * gasnete_barrier.c - split-phase barriers (spec 3.5) as a dissemination
- * barrier over AMs: ceil(log2 N) rounds; in round r node i sends its
- * accumulated state to node (i + 2^r) mod N and waits for the one of node
- * (i - 2^r) mod N. After the last round every node has heard, directly or
- * transitively, from every node, so it has the combination of all notifies.
+ * gasnete_barrier.c - split-phase barriers (spec 3.5) and gex_Coll_BarrierNB,
+ * by host: the ranks of a shared-memory neighbourhood (gex_System_QueryNbrhdInfo;
+ * one host, or a chunk of it) combine at their leader, the lowest rank of
+ * the neighbourhood; the leaders run a dissemination barrier among
+ * themselves over the network; each leader then releases its neighbours.
+ *
+ *   stage GATHER   (leader)  wait for the arrival of every neighbour
+ *   stage NET      (leader)  ceil(log2 H) rounds among the H leaders: in
+ *                            round r leader i sends its accumulated state to
+ *                            leader (i + 2^r) mod H and waits for the one of
+ *                            leader (i - 2^r) mod H
+ *   stage RELEASE  (other)   wait for the leader's release, which carries the
+ *                            combination of every rank's notify
+ *
+ * Arrivals and releases are AMs between ranks of one neighbourhood, which
+ * the shared-memory transport (amshm/) carries: a barrier of 8 ranks on one
+ * host sends 14 messages through shared memory and none over the network
+ * (a dissemination barrier among all 8 sends 24); across hosts only the
+ * leaders talk. With the bypass off (GASNET_SUPERNODE_MAXSIZE=1) every rank
+ * leads a neighbourhood of one and this is the plain dissemination barrier;
+ * GASNET_BARRIER_BY_HOST=0 asks for that with the bypass on.
  *
  * State carried: "anonymous so far", or "named with id", or "mismatch".
  * Combining is commutative, associative and idempotent (the overlaps of the
@@ -14,20 +30,23 @@
  * which gives exactly spec 3.5.0.2's "any two nodes passed non-anonymous
  * barrier values which didn't match".
  *
- * Handlers cannot send requests (spec 2.4.1 / core), so a round's message
- * only records the arrival; the next round is sent by the waiting thread,
- * in gasnet_barrier_wait / gasnet_barrier_try (gasnete_barrier_kick).
- * Barriers are numbered (the phase) and several may be in flight: GASNet-1
- * has one at a time, gex_Coll_BarrierNB up to GASNETE_BARRIER_INFLIGHT;
- * the call that would start one more first waits for the oldest. With at
- * most W in flight on every rank, a peer can have notified at most W
- * barriers past our newest one (it cannot finish one we have not
- * notified), so arrivals are kept per phase modulo 2W.
+ * Handlers cannot send requests (spec 2.4.1 / core), so a message only
+ * records its arrival; what follows it (the next round, the releases) is
+ * sent by the waiting thread, in gasnet_barrier_wait / gasnet_barrier_try /
+ * gex_Event_Test/Wait (gasnete_binst_kick). Barriers are numbered (the
+ * phase) and several may be in flight: GASNet-1 has one at a time,
+ * gex_Coll_BarrierNB up to GASNETE_BARRIER_INFLIGHT; the call that would
+ * start one more first waits for the oldest. With at most W in flight on
+ * every rank, no message can come for a barrier more than W past our
+ * newest one (its sender cannot have finished one we have not notified),
+ * so arrivals are kept per phase modulo 2W.
  *
  * Threads: the client lets one thread at a time into the barrier calls
  * (spec 3.5); handlers on other threads only fill arrival slots, published
  * with a release store of the phase number.
  */
+#include <stdlib.h>
+
 #include "gasnete_internal.h"
 
 #define GASNETE_BARRIER_MAX_ROUNDS 32
@@ -35,8 +54,11 @@
  * with communication; arrival slots cost 2 * this * 32 * 12 bytes. */
 #define GASNETE_BARRIER_INFLIGHT 8
 #define GASNETE_BARRIER_SLOTS (2 * GASNETE_BARRIER_INFLIGHT)
+/* The `from` of a leader's release (gasnete_barrier_host_handler). */
+#define GASNETE_B_FROM_LEADER ((gasnete_arg_t)-1)
 
 enum { GASNETE_B_NAMED = 0, GASNETE_B_ANON = 1, GASNETE_B_MISMATCH = 2 };
+enum { GASNETE_BS_GATHER, GASNETE_BS_NET, GASNETE_BS_RELEASE };
 
 typedef struct {
   int kind; /* GASNETE_B_* */
@@ -51,28 +73,89 @@ typedef struct {
 /* One barrier in flight. */
 typedef struct {
   uint32_t phase;       /* its number; 0 = never used */
-  int done;             /* every round heard */
-  int round;            /* next round whose message we wait for */
+  int done;             /* complete */
+  int stage;            /* GASNETE_BS_* */
+  int step;             /* GATHER: next neighbour to hear; NET: next round */
   gasnete_bstate_t acc; /* what we know so far */
 } gasnete_binst_t;
 
-/* One team's barrier (its gasnetc_team_t.coll). */
+/* One team's barrier (its gasnetc_team_t.coll). Ranks are team ranks. */
 typedef struct gasnete_barrier {
   gasnetc_team_t *team;
-  uint32_t phase;       /* barriers started so far */
+  /* The hierarchy (gasnete_bhierarchy). */
+  gasnet_node_t leader;     /* of this rank's neighbourhood (maybe this rank) */
+  gasnet_node_t nlocal;     /* leader: the neighbours it gathers; else 0 */
+  gasnet_node_t local_index; /* not leader: this rank's index among the leader's */
+  gasnet_node_t *local;     /* [nlocal] */
+  gasnet_node_t nleaders, leader_index;
+  gasnet_node_t *leaders;   /* [nleaders], by increasing rank */
+  int rounds;               /* of the network stage: ceil(log2 nleaders) */
+  uint32_t phase;           /* barriers started so far */
   /* GASNet-1: between notify and the matching wait / successful try */
   int notified;
   int notify_id, notify_flags;
   gasnete_bstate_t last; /* acc of the last GASNet-1 barrier (gasnet_barrier_result) */
   gasnete_binst_t inst[GASNETE_BARRIER_INFLIGHT];   /* by phase % INFLIGHT */
-  gasnete_bslot_t slot[GASNETE_BARRIER_SLOTS][GASNETE_BARRIER_MAX_ROUNDS]; /* by phase % SLOTS */
+  /* Arrivals, by phase % SLOTS: network rounds, neighbours, the release. */
+  gasnete_bslot_t slot[GASNETE_BARRIER_SLOTS][GASNETE_BARRIER_MAX_ROUNDS];
+  gasnete_bslot_t *gathered; /* [SLOTS * nlocal] */
+  gasnete_bslot_t released[GASNETE_BARRIER_SLOTS];
 } gasnete_barrier_t;
 
 static gasnete_barrier_t gasnete_b0; /* the primordial team's */
 
+static void *gasnete_balloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p) gasnete_fatal("barrier: out of memory for the hierarchy of a team of %u ranks",
+                        (unsigned)gasnet_nodes());
+  return p;
+}
+
+/* Leaders and neighbours of team b->team from the neighbourhood of each
+ * member (gasnet_getNodeInfo's supernode); the leader of a neighbourhood is
+ * its lowest team rank. by_host 0: every rank leads itself. */
+static void gasnete_bhierarchy(gasnete_barrier_t *b, int by_host) {
+  const gasnetc_team_t *tm = b->team;
+  gasnet_node_t n = tm->size, me = tm->rank, nbrhds = 0;
+  gasnet_nodeinfo_t *info = gasnete_balloc(gasnet_nodes(), sizeof *info);
+  if (gasnet_getNodeInfo(info, (int)gasnet_nodes()) != GASNET_OK)
+    gasnete_fatal("barrier: cannot learn the neighbourhoods of the job's ranks");
+  gex_System_QueryMyPosition(&nbrhds, NULL, NULL, NULL);
+  gasnet_node_t *first = gasnete_balloc(nbrhds, sizeof *first); /* leader + 1 */
+  b->leaders = gasnete_balloc(n, sizeof *b->leaders);
+  b->local = gasnete_balloc(n, sizeof *b->local);
+  gasnet_node_t mine = info[gasnetc_team_jobrank(tm, me)].supernode;
+  for (gasnet_node_t r = 0; r < n; r++) {
+    gasnet_node_t s = info[gasnetc_team_jobrank(tm, r)].supernode;
+    if (!by_host || !first[s]) {
+      if (r == me) b->leader_index = b->nleaders;
+      b->leaders[b->nleaders++] = r;
+      if (by_host) first[s] = r + 1;
+      if (r == me) b->leader = r;
+    } else if (s == mine) {
+      if (r == me) b->local_index = b->nlocal;
+      b->local[b->nlocal++] = r;
+    }
+  }
+  if (by_host) b->leader = first[mine] - 1;
+  if (b->leader != me) b->nlocal = 0; /* only the leader gathers */
+  b->gathered = gasnete_balloc((size_t)GASNETE_BARRIER_SLOTS * b->nlocal, sizeof *b->gathered);
+  while (((gasnet_node_t)1 << b->rounds) < b->nleaders) b->rounds++;
+  free(first);
+  free(info);
+}
+
 void gasnete_barrier_attach(void) {
   gasnete_b0.team = gasnetc_team_primordial();
   gasnete_b0.team->coll = &gasnete_b0;
+  const char *v = gasnet_getenv("GASNET_BARRIER_BY_HOST");
+  int by_host = 1;
+  if (v && *v) {
+    if ((v[0] != '0' && v[0] != '1') || v[1])
+      gasnete_fatal("GASNET_BARRIER_BY_HOST='%s': 1 (combine by host, the default) or 0", v);
+    by_host = v[0] == '1';
+  }
+  gasnete_bhierarchy(&gasnete_b0, by_host);
 }
 
 /* The barrier of the team a message names. */
@@ -92,49 +175,106 @@ static inline gasnete_bstate_t gasnete_bcombine(gasnete_bstate_t a, gasnete_bsta
   return a;
 }
 
-static int gasnete_brounds(const gasnete_barrier_t *b) {
-  int r = 0;
-  while (((gasnet_node_t)1 << r) < b->team->size) r++;
-  return r;
-}
-
-void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
-                             gasnete_arg_t round, gasnete_arg_t kind, gasnete_arg_t id) {
-  (void)t;
-  gasnete_barrier_t *b = gasnete_bteam(team);
-  if (GASNETE_UNLIKELY((uint32_t)round >= GASNETE_BARRIER_MAX_ROUNDS))
-    gasnete_fatal("barrier message for round %d: corrupt (at most %d rounds)", (int)round,
-                  GASNETE_BARRIER_MAX_ROUNDS);
-  gasnete_bslot_t *s = &b->slot[(uint32_t)phase % GASNETE_BARRIER_SLOTS][round];
+static void gasnete_bslot_fill(gasnete_bslot_t *s, gasnete_arg_t phase, gasnete_arg_t kind,
+                               gasnete_arg_t id) {
   __atomic_store_n(&s->kind, kind, __ATOMIC_RELAXED);
   __atomic_store_n(&s->id, id, __ATOMIC_RELAXED);
   __atomic_store_n(&s->arrived, (uint32_t)phase + 1, __ATOMIC_RELEASE);
 }
 
-static void gasnete_bsend(gasnete_barrier_t *b, const gasnete_binst_t *in) {
+/* Slot s holds barrier `phase`'s message: combine it into *acc, empty it. */
+static int gasnete_bslot_take(gasnete_bslot_t *s, uint32_t phase, gasnete_bstate_t *acc) {
+  if (__atomic_load_n(&s->arrived, __ATOMIC_ACQUIRE) != phase + 1) return 0;
+  gasnete_bstate_t got = { __atomic_load_n(&s->kind, __ATOMIC_RELAXED),
+                           __atomic_load_n(&s->id, __ATOMIC_RELAXED) };
+  __atomic_store_n(&s->arrived, 0, __ATOMIC_RELAXED);
+  *acc = gasnete_bcombine(*acc, got);
+  return 1;
+}
+
+/* A network round from another leader. */
+void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
+                             gasnete_arg_t round, gasnete_arg_t kind, gasnete_arg_t id) {
+  (void)t;
+  gasnete_barrier_t *b = gasnete_bteam(team);
+  if (GASNETE_UNLIKELY((uint32_t)round >= (uint32_t)b->rounds || b->leader != b->team->rank))
+    gasnete_fatal("barrier message for round %d: corrupt (this team's barrier has %d rounds "
+                  "among the leaders of its neighbourhoods; rank %u leads: %s)",
+                  (int)round, b->rounds, (unsigned)b->team->rank,
+                  b->leader == b->team->rank ? "yes" : "no");
+  gasnete_bslot_fill(&b->slot[(uint32_t)phase % GASNETE_BARRIER_SLOTS][round], phase, kind, id);
+}
+
+/* A neighbour's arrival at its leader (from = its index), or the leader's
+ * release (from = GASNETE_B_FROM_LEADER). */
+void gasnete_barrier_host_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
+                                  gasnete_arg_t from, gasnete_arg_t kind, gasnete_arg_t id) {
+  (void)t;
+  gasnete_barrier_t *b = gasnete_bteam(team);
+  uint32_t slot = (uint32_t)phase % GASNETE_BARRIER_SLOTS;
+  if (from == GASNETE_B_FROM_LEADER) {
+    gasnete_bslot_fill(&b->released[slot], phase, kind, id);
+    return;
+  }
+  if (GASNETE_UNLIKELY((uint32_t)from >= b->nlocal))
+    gasnete_fatal("barrier arrival from neighbour %d: corrupt (this rank leads %u)", (int)from,
+                  (unsigned)b->nlocal);
+  gasnete_bslot_fill(&b->gathered[slot * b->nlocal + (uint32_t)from], phase, kind, id);
+}
+
+static void gasnete_bsend_host(const gasnete_barrier_t *b, gasnet_node_t to, uint32_t phase,
+                               gex_AM_Arg_t from, gasnete_bstate_t st) {
   const gasnetc_team_t *tm = b->team;
-  gasnet_node_t peer = (gasnet_node_t)((tm->rank + ((gasnet_node_t)1 << in->round)) % tm->size);
-  gex_AM_RequestShort5(gasnete_g.pair, gasnetc_team_jobrank(tm, peer), GASNETE_H_BARRIER, 0,
-                       (gex_AM_Arg_t)tm->id, (gex_AM_Arg_t)in->phase, in->round, in->acc.kind,
+  gex_AM_RequestShort5(gasnete_g.pair, gasnetc_team_jobrank(tm, to), GASNETE_H_BARRIER_HOST, 0,
+                       (gex_AM_Arg_t)tm->id, (gex_AM_Arg_t)phase, from, st.kind, st.id);
+}
+
+static void gasnete_bsend_round(const gasnete_barrier_t *b, const gasnete_binst_t *in) {
+  const gasnetc_team_t *tm = b->team;
+  gasnet_node_t to = b->leaders[(b->leader_index + ((gasnet_node_t)1 << in->step)) % b->nleaders];
+  gex_AM_RequestShort5(gasnete_g.pair, gasnetc_team_jobrank(tm, to), GASNETE_H_BARRIER, 0,
+                       (gex_AM_Arg_t)tm->id, (gex_AM_Arg_t)in->phase, in->step, in->acc.kind,
                        in->acc.id);
 }
 
-/* Consume the arrived rounds of instance in, sending the next ones; 1 when
- * it is complete. */
+/* Leader: every neighbour has arrived; then the network stage begins. */
+static int gasnete_bgather(gasnete_barrier_t *b, gasnete_binst_t *in) {
+  gasnete_bslot_t *s = &b->gathered[(in->phase % GASNETE_BARRIER_SLOTS) * b->nlocal];
+  while ((gasnet_node_t)in->step < b->nlocal) {
+    if (!gasnete_bslot_take(&s[in->step], in->phase, &in->acc)) return 0;
+    in->step++;
+  }
+  in->stage = GASNETE_BS_NET;
+  in->step = 0;
+  if (b->rounds > 0) gasnete_bsend_round(b, in);
+  return 1;
+}
+
+/* Leader: every round has arrived; then the neighbours are released. */
+static int gasnete_bnet(gasnete_barrier_t *b, gasnete_binst_t *in) {
+  gasnete_bslot_t *s = b->slot[in->phase % GASNETE_BARRIER_SLOTS];
+  while (in->step < b->rounds) {
+    if (!gasnete_bslot_take(&s[in->step], in->phase, &in->acc)) return 0;
+    if (++in->step < b->rounds) gasnete_bsend_round(b, in);
+  }
+  for (gasnet_node_t i = 0; i < b->nlocal; i++)
+    gasnete_bsend_host(b, b->local[i], in->phase, GASNETE_B_FROM_LEADER, in->acc);
+  in->done = 1;
+  return 1;
+}
+
+/* Advance instance in as far as the arrived messages allow; 1 when it is
+ * complete. */
 static int gasnete_binst_kick(gasnete_barrier_t *b, gasnete_binst_t *in) {
-  const int rounds = gasnete_brounds(b);
-  while (!in->done) {
-    if (in->round == rounds) {
-      in->done = 1;
-      break;
-    }
-    gasnete_bslot_t *s = &b->slot[in->phase % GASNETE_BARRIER_SLOTS][in->round];
-    if (__atomic_load_n(&s->arrived, __ATOMIC_ACQUIRE) != in->phase + 1) return 0;
-    gasnete_bstate_t got = { __atomic_load_n(&s->kind, __ATOMIC_RELAXED),
-                             __atomic_load_n(&s->id, __ATOMIC_RELAXED) };
-    __atomic_store_n(&s->arrived, 0, __ATOMIC_RELAXED);
-    in->acc = gasnete_bcombine(in->acc, got);
-    if (++in->round < rounds) gasnete_bsend(b, in);
+  if (in->stage == GASNETE_BS_GATHER && !gasnete_bgather(b, in)) return 0;
+  if (in->stage == GASNETE_BS_NET && !in->done && !gasnete_bnet(b, in)) return 0;
+  if (in->stage == GASNETE_BS_RELEASE && !in->done) {
+    /* the release is the whole combination: it replaces what we know */
+    gasnete_bstate_t all = { GASNETE_B_ANON, 0 };
+    if (!gasnete_bslot_take(&b->released[in->phase % GASNETE_BARRIER_SLOTS], in->phase, &all))
+      return 0;
+    in->acc = all;
+    in->done = 1;
   }
   return 1;
 }
@@ -152,9 +292,15 @@ static uint32_t gasnete_bstart(gasnete_barrier_t *b, gasnete_bstate_t mine) {
   b->phase = phase;
   in->phase = phase;
   in->done = 0;
-  in->round = 0;
+  in->step = 0;
   in->acc = mine;
-  if (gasnete_brounds(b) > 0) gasnete_bsend(b, in);
+  if (b->leader == b->team->rank) {
+    in->stage = GASNETE_BS_GATHER;
+    gasnete_binst_kick(b, in); /* the first round leaves now when no one is to be heard */
+  } else {
+    in->stage = GASNETE_BS_RELEASE;
+    gasnete_bsend_host(b, b->leader, phase, (gex_AM_Arg_t)b->local_index, mine);
+  }
   return phase;
 }
 

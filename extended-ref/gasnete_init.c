@@ -10,6 +10,7 @@
  *                              counter (default 4 MiB; a size as
  *                              gasneti_parse_bytes reads it: 512k, 4M, 1G);
  *                              chunks are min(1 MiB, this / 2)
+ *   GASNET_BARRIER_BY_HOST     1 (default) or 0, read by gasnete_barrier.c
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@ static const gasnet_handlerentry_t gasnete_handlers[] = {
   GASNETE_ENTRY(GASNETE_H_BARRIER, gasnete_barrier_handler),
   GASNETE_ENTRY(GASNETE_H_COLL_DATA, gasnete_coll_data_handler),
   GASNETE_ENTRY(GASNETE_H_COLL_SYNC, gasnete_coll_sync_handler),
+  GASNETE_ENTRY(GASNETE_H_BARRIER_HOST, gasnete_barrier_host_handler),
 };
 
 

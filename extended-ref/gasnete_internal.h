@@ -49,6 +49,7 @@ enum {
   GASNETE_H_BARRIER,        /* Short request: team phase round flags id */
   GASNETE_H_COLL_DATA,      /* Medium request: team seq total(2) offset(2): broadcast chunk */
   GASNETE_H_COLL_SYNC,      /* Short request: team seq phase kind: ALLSYNC arrive / release */
+  GASNETE_H_BARRIER_HOST,   /* Short request: team phase from flags id: on-host arrive / release */
 };
 
 /* ---- counters -------------------------------------------------------------- */
@@ -265,6 +266,8 @@ void gasnete_memset_req_handler(gasnet_token_t t, gasnete_arg_t dhi, gasnete_arg
                                 gasnete_arg_t chi, gasnete_arg_t clo);
 void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
                              gasnete_arg_t round, gasnete_arg_t flags, gasnete_arg_t id);
+void gasnete_barrier_host_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
+                                  gasnete_arg_t from, gasnete_arg_t flags, gasnete_arg_t id);
 void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t team,
                                gasnete_arg_t seq, gasnete_arg_t thi, gasnete_arg_t tlo,
                                gasnete_arg_t ohi, gasnete_arg_t olo);

@@ -1,23 +1,39 @@
 #!/bin/bash
-# t-barrier.sh - barrier semantics of spec 3.5 (t_barrier) on 1, 2, 4 and 8
-# ranks: fixed and random combinations of named / anonymous / mismatch
-# notifies and waits (by wait and by try) give the prescribed result on
-# every node, barriers separate phases, and gasnet_barrier_try returns
-# GASNET_ERR_NOT_READY until every node has notified.
-# timeout: 120
+# t-barrier.sh - barrier semantics of spec 3.5 (t_barrier), by wait and try,
+# named / anonymous / mismatch, on 1, 2, 4, 8 ranks; the by-host shapes too.
+# timeout: 150
 # conduits: udp tcp mix
+#
+# Every node gets the prescribed result, barriers separate phases, and
+# gasnet_barrier_try returns GASNET_ERR_NOT_READY until every node has
+# notified. The barrier combines by neighbourhood (gasnete_barrier.c):
+# 8 ranks are one neighbourhood (a leader and 7 neighbours); 3, 5, 6, 7
+# ranks are cut into neighbourhoods of 2 or 3 (GASNET_SUPERNODE_MAXSIZE:
+# several leaders, odd counts, a leader alone); 4 ranks flat
+# (GASNET_BARRIER_BY_HOST=0).
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
 fails=0
-for n in 1 2 4 8; do
-  out=$("$GASNETRUN" -n "$n" ./t_barrier 2>&1); rc=$?
+for shape in 1 2 4 8 3:2 5:2 6:3 7:3 4:flat; do
+  n=${shape%%:*} how=${shape#*:} env=()
+  case "$shape" in
+    *:flat) env=(GASNET_BARRIER_BY_HOST=0) ;;
+    *:*) env=(GASNET_SUPERNODE_MAXSIZE="$how") ;;
+  esac
+  echo "== $n ranks ${env[*]:-}"
+  out=$(env "${env[@]}" "$GASNETRUN" -n "$n" ./t_barrier 2>&1); rc=$?
   echo "$out" | grep -v '^case' ; [ "$n" = 4 ] && echo "$out" | grep '^case'
   got=$(echo "$out" | grep -c 'as spec 3.5 prescribes')
   nr=$(echo "$out" | grep -c 'GASNET_ERR_NOT_READY while node')
   want_nr=1; [ "$n" = 1 ] && want_nr=0
   echo "-n $n: expected exit 0, $n 'prescribes' lines, $want_nr NOT_READY line; got exit $rc, $got, $nr"
-  [ "$rc" = 0 ] && [ "$got" = "$n" ] && [ "$nr" = "$want_nr" ] || { echo "FAIL: -n $n"; fails=$((fails + 1)); }
+  [ "$rc" = 0 ] && [ "$got" = "$n" ] && [ "$nr" = "$want_nr" ] || { echo "FAIL: -n $n ${env[*]:-}"; fails=$((fails + 1)); }
 done
+# A value that means nothing is a named fatal error, not a silent default.
+out=$(GASNET_BARRIER_BY_HOST=yes "$GASNETRUN" -n 2 ./t_barrier 2>&1); rc=$?
+echo "GASNET_BARRIER_BY_HOST=yes: exit $rc; $(echo "$out" | grep -m1 'GASNET_BARRIER_BY_HOST')"
+[ "$rc" != 0 ] && echo "$out" | grep -q "GASNET_BARRIER_BY_HOST='yes': 1 (combine by host" ||
+  { echo "FAIL: GASNET_BARRIER_BY_HOST=yes was not refused by name"; fails=$((fails + 1)); }
 [ $fails = 0 ] && echo "t-barrier: all passed"
 exit $fails
