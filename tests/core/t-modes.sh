@@ -9,7 +9,8 @@
 #  3. the installed libraries, headers and pkg-config files build a client
 #     with `cc app.c $(pkg-config --cflags --libs gasnet-$CONDUIT-<mode>)` in every
 #     mode (installed with DESTDIR into a temporary directory), and it runs;
-#  4. the core built for GASNET_SEGMENT_EVERYTHING works (t_everything).
+#  4. the core built for GASNET_SEGMENT_EVERYTHING works (t_everything), and
+#     RMA to an on-host neighbour goes through AMs, bypass on and off.
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$TOP" || exit 1
@@ -62,9 +63,11 @@ cp include/gasnet.h include/gasnet_am.h "$tmp/ev/"  # so "gasnet_config.h" resol
 if $CC -std=gnu11 -O1 -pthread -D_GNU_SOURCE -DGASNET_SEQ -I"$tmp/ev" -I. -Iinclude -Icore -Itools -Icommon -Ispawner -Iam$CONDUIT -Iamshm -Iextended-ref \
      tools/*.c core/gasnetc_*.c conduit/$CONDUIT.c am$CONDUIT/*.c amshm/*.c extended-ref/*.c spawner/boot.c spawner/boot_gasnetrun.c spawner/boot_kvs.c spawner/boot_pmi1.c spawner/boot_dl.c spawner/spawn_proto.c common/*.c \
      tests/core/t_everything.c -o "$tmp/ev/t_everything" $(pkg-config --libs libuv) -lz 2>"$tmp/ev.log"; then
-  out=$("$GASNETRUN" -n 2 "$tmp/ev/t_everything" 2>&1); rc=$?
-  echo "$out"
-  [ $rc = 0 ] && [ "$(echo "$out" | grep -c 'verified')" = 2 ] || { echo "FAIL: EVERYTHING run (exit $rc)"; fails=$((fails + 1)); }
+  for max in 0 1; do # RMA to the neighbour over the shm transport's AMs, then the network's
+    out=$(GASNET_SUPERNODE_MAXSIZE=$max "$GASNETRUN" -n 2 "$tmp/ev/t_everything" 2>&1); rc=$?
+    echo "GASNET_SUPERNODE_MAXSIZE=$max:"; echo "$out"
+    [ $rc = 0 ] && [ "$(echo "$out" | grep -c 'get_val .* verified')" = 2 ] || { echo "FAIL: EVERYTHING run, GASNET_SUPERNODE_MAXSIZE=$max (exit $rc)"; fails=$((fails + 1)); }
+  done
 else
   echo "FAIL: EVERYTHING build"; tail -20 "$tmp/ev.log"; fails=$((fails + 1))
 fi

@@ -4,6 +4,10 @@
  * {0, (uintptr_t)-1} for every node, and a Long may target any address, here
  * a static array of the neighbour (same program, so the same address is
  * valid there only if the layout matches: we ask the neighbour for it first).
+ * Then the extended API to the same array: put, get, memset, get_val; to a
+ * neighbour on this host they go through AMs (nothing is mapped with
+ * EVERYTHING, docs/api.md "Segments"), over the shared-memory transport or,
+ * with GASNET_SUPERNODE_MAXSIZE=1, the network.
  * Built by t-modes.sh against a library configured for EVERYTHING.
  */
 #include "t_util.h"
@@ -46,8 +50,20 @@ int main(int argc, char **argv) {
   t_fill(src, sizeof src, 1234 + gasnet_mynode());
   gasnet_AMRequestLong0(right, 130, src, sizeof src, (void *)peer_addr);
   GASNET_BLOCKUNTIL(got_ack && got_long);
-  printf("node %u: EVERYTHING: segment {0, -1}; a %zu-byte Long into node %u's static array verified\n",
-         (unsigned)gasnet_mynode(), sizeof src, (unsigned)right);
+  t_barrier(); /* both Longs checked: the arrays may be overwritten */
+  static char back[1 << 16];
+  t_fill(src, sizeof src, 777 + gasnet_mynode());
+  gasnet_put(right, (void *)peer_addr, src, sizeof src);
+  gasnet_get(back, right, (void *)peer_addr, sizeof back);
+  T_EXPECT(!memcmp(back, src, sizeof src), "gasnet_get of node %u's array after gasnet_put differs",
+           (unsigned)right);
+  gasnet_memset(right, (void *)(peer_addr + 100), 0x5a, 200);
+  gasnet_register_value_t v = gasnet_get_val(right, (void *)(peer_addr + 150), 8);
+  T_EXPECT(v == (gasnet_register_value_t)0x5a5a5a5a5a5a5a5aull, "gasnet_get_val after memset: %#llx",
+           (unsigned long long)v);
+  printf("node %u: EVERYTHING: segment {0, -1}; a %zu-byte Long, put, get, memset and get_val "
+         "to node %u's static array verified\n", (unsigned)gasnet_mynode(), sizeof src,
+         (unsigned)right);
   fflush(stdout);
   t_barrier();
   gasnet_exit(0);
