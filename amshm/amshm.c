@@ -803,6 +803,7 @@ static void amshm_close(gasnetc_transport_t *t) {
 
 const gasnetc_transport_ops_t amshm_ops = {
     .name = "shm",
+    .poll_in_memory = 1,
     .open = amshm_open,
     .address = amshm_address,
     .connect = amshm_connect,

@@ -127,6 +127,11 @@ typedef struct gasnetc_tp {
    * none (the network transport of a job on one host) is polled only after
    * a sleep, not by every poll: its poll is a system call for nothing. */
   int serves_any;
+  /* A network transport in a job whose shared-memory transport serves
+   * ranks too: polled on the hot path at most every GASNETC_QUIET_POLL_NS
+   * unless it delivered a frame in the last GASNETC_HOT_NS (gasnetc_wait.c). */
+  int throttled;
+  uint64_t last_poll_ns, last_frame_ns;
 } gasnetc_tp_t;
 
 #define GASNETC_TP_MAX 4          /* transports in one conduit */

@@ -56,6 +56,11 @@ int gasnetc_route_connect(const void *blobs, size_t stride) {
     rc = tp->ops->connect(tp->t, (const char *)blobs + i * GASNETC_ADDR_MAX, stride, serves);
   }
   free(serves);
+  int in_memory = 0; /* some transport that polls memory only serves ranks */
+  for (unsigned i = 0; i < gasnetc_g.ntp; i++)
+    in_memory |= gasnetc_g.tp[i].serves_any && gasnetc_g.tp[i].ops->poll_in_memory;
+  for (unsigned i = 0; i < gasnetc_g.ntp; i++)
+    gasnetc_g.tp[i].throttled = in_memory && !gasnetc_g.tp[i].ops->poll_in_memory;
   return rc ? -1 : 0;
 }
 

@@ -41,15 +41,37 @@ int gasnetc_watch_cb(void *ctx, int fd, unsigned events) {
   return errno == ENOENT && epoll_ctl(gasnetc_g.epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
 }
 
+/* A throttled transport (a network one, in a job whose shared-memory
+ * transport serves ranks too) is polled on the hot path only while it is
+ * busy (a frame in the last GASNETC_HOT_NS) or once every
+ * GASNETC_QUIET_POLL_NS: its poll is a system call, several times a round
+ * trip through shared memory (shm_probe with GASNET_SUPERNODE_MAXSIZE=2 on
+ * 4 ranks). A frame that arrives while it is quiet waits at most that
+ * long; its timers are tens of microseconds or more. */
+#define GASNETC_QUIET_POLL_NS 2000u
+#define GASNETC_HOT_NS 50000u
+
+static int gasnetc_poll_due(gasnetc_tp_t *tp) {
+  uint64_t now = gasneti_now_ns();
+  if (now - __atomic_load_n(&tp->last_frame_ns, __ATOMIC_RELAXED) > GASNETC_HOT_NS &&
+      now - __atomic_load_n(&tp->last_poll_ns, __ATOMIC_RELAXED) < GASNETC_QUIET_POLL_NS)
+    return 0;
+  __atomic_store_n(&tp->last_poll_ns, now, __ATOMIC_RELAXED);
+  return 1;
+}
+
 /* all: also the transports that serve no rank (after a sleep: whatever
- * woke us is read, a stray datagram too, so the next sleep is not cut short). */
+ * woke us is read, a stray datagram too, so the next sleep is not cut short),
+ * and the throttled ones. */
 static int gasnetc_progress_some(int all) {
   int n = 0;
   GASNETC_STAT_ADD(polls, 1);
   for (unsigned i = 0; i < gasnetc_g.ntp; i++) {
     gasnetc_tp_t *tp = &gasnetc_g.tp[i];
     if (!tp->serves_any && !all) continue;
+    if (tp->throttled && !all && !gasnetc_poll_due(tp)) continue;
     int k = tp->ops->poll(tp->t);
+    if (tp->throttled && k > 0) __atomic_store_n(&tp->last_frame_ns, gasneti_now_ns(), __ATOMIC_RELAXED);
     if (GASNETC_LIKELY(k >= 0)) n += k;
     else if (!__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE))
       gasnetc_fatal("the %s transport failed: %s", tp->ops->name, strerror(-k));

@@ -129,7 +129,11 @@ typedef struct gasnetc_transport_config {
 } gasnetc_transport_config_t;
 
 typedef struct gasnetc_transport_ops {
-  const char *name; /* "udp", "tcp" */
+  const char *name; /* "udp", "tcp", "shm" */
+  /* poll reads memory only, no system call (shm). In a job where such a
+   * transport serves ranks too, the core polls the others less often on
+   * its hot path while they are quiet (core/gasnetc_wait.c). */
+  int poll_in_memory;
 
   /* Create the endpoint: sockets bound, descriptors watched, nothing sent
    * yet. 0 or -errno (after printing one line naming the problem). On

@@ -1,12 +1,14 @@
 #!/bin/bash
 # t-par.sh - GASNET_PAR: 4 threads per node sending, polling and waiting at
-# once (t_par), on 1, 2 and 4 ranks; then the same program built with
-# ThreadSanitizer (core + the conduit's transport + boot compiled here with
-# -fsanitize=thread into tests/out/tsan-<conduit>, see below) on 2 ranks,
-# which must report no race. The ranks share a host, so the TSan run goes
-# through the shared-memory transport (amshm/) as well.
+# once (t_par), on 1, 2 and 4 ranks, then built with ThreadSanitizer.
 # timeout: 180
 # conduits: udp tcp mix
+#
+# The TSan build (core + the conduit's transports + boot compiled here with
+# -fsanitize=thread into tests/out/tsan-<conduit>, see below) must report
+# no race on 2 ranks (they share a host: the shared-memory transport), then
+# on 4 ranks in neighbourhoods of 2 (shm and the network at once, the
+# network's hot-path polls throttled: core/gasnetc_wait.c).
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
@@ -31,11 +33,14 @@ if echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o "$tsan/pro
   srcs="$TOP/tools/*.c $TOP/core/gasnetc_*.c $TOP/conduit/$CONDUIT.c $(for d in $tdirs; do echo "$TOP/$d/*.c"; done) $TOP/extended-ref/*.c $TOP/spawner/boot.c $TOP/spawner/boot_gasnetrun.c $TOP/spawner/boot_kvs.c $TOP/spawner/boot_pmi1.c $TOP/spawner/boot_dl.c \
     $TOP/spawner/spawn_proto.c $TOP/common/*.c $TOP/tests/core/t_par.c"
   if $CC $flags $srcs -o "$tsan/t_par" $(pkg-config --libs libuv) -lz 2>"$tsan/build.log"; then
-    out=$(TSAN_OPTIONS="halt_on_error=0 exitcode=66" setarch -R "$GASNETRUN" -n 2 "$tsan/t_par" 300 2>&1); rc=$?
-    races=$(echo "$out" | grep -c 'WARNING: ThreadSanitizer')
-    echo "$out" | grep -A12 'WARNING: ThreadSanitizer' | head -60
-    echo "TSan -n 2: expected exit 0 and 0 reports; got exit $rc and $races reports"
-    [ $rc = 0 ] && [ $races = 0 ] || { echo "FAIL: TSan"; fails=$((fails + 1)); }
+    for shape in "2 0" "4 2"; do
+      set -- $shape
+      out=$(GASNET_SUPERNODE_MAXSIZE=$2 TSAN_OPTIONS="halt_on_error=0 exitcode=66" setarch -R "$GASNETRUN" -n $1 "$tsan/t_par" 300 2>&1); rc=$?
+      races=$(echo "$out" | grep -c 'WARNING: ThreadSanitizer')
+      echo "$out" | grep -A12 'WARNING: ThreadSanitizer' | head -60
+      echo "TSan -n $1 GASNET_SUPERNODE_MAXSIZE=$2: expected exit 0 and 0 reports; got exit $rc and $races reports"
+      [ $rc = 0 ] && [ $races = 0 ] || { echo "FAIL: TSan -n $1"; fails=$((fails + 1)); }
+    done
   else
     echo "FAIL: TSan build failed:"; tail -20 "$tsan/build.log"; fails=$((fails + 1))
   fi
