@@ -15,6 +15,8 @@
  *            requests and must declare it dead (GASNET_UDP_TIMEOUT)
  *   kill     the last node kills itself (SIGKILL) while node 0 waits for
  *            its reply (as in stop) and the others poll: they must name it
+ *   wait     every node polls for 30 s: the job is ended from outside
+ *            (kill -9 of the launcher, tests/shm/t-shm-end.sh)
  * A node still running after 30 s prints SURVIVED and exits 99.
  */
 #include "t_util.h"
