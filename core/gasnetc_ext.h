@@ -62,4 +62,10 @@ gasnet_node_t gasnetc_tm_jobrank(gex_TM_t tm, gex_Rank_t rank, const char *fname
  * extension's attach step on (gasnetc_segment.c). */
 void *const *gasnetc_segment_local(void);
 
+/* Run EP 0's client handler idx here, now, as a 0-argument Medium reply
+ * from src with buf[nbytes] (the VIS peer completion); fatal, naming
+ * fname, unless it was registered for that (gasnetc_handler.c). */
+void gasnetc_handler_run_reply_medium(const char *fname, gasnet_node_t src, gex_AM_Index_t idx,
+                                      void *buf, size_t nbytes);
+
 #endif /* GASNETC_EXT_H */

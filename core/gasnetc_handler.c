@@ -257,6 +257,26 @@ void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire
   else GASNETC_STAT_ADD(replies_handled, 1);
 }
 
+/* Run EP 0's handler idx here, now, as a 0-argument Medium reply from src
+ * carrying buf[nbytes]: the VIS peer completion (gasnet_vis.h), which the
+ * description delivers to "a 0-argument AM Medium Reply handler" at the
+ * peer, from inside the extension's request handler (a nested handler, as
+ * a loopback reply would be). Fatal, naming fname, unless idx was
+ * registered for Medium replies with no arguments. */
+void gasnetc_handler_run_reply_medium(const char *fname, gasnet_node_t src, gex_AM_Index_t idx,
+                                      void *buf, size_t nbytes) {
+  const gex_AM_Entry_t *e = &gasnetc_g.ep0.entries[idx];
+  gex_Flags_t want = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY;
+  if (gasnetc_g.ep0.handlers[idx] && ((e->gex_flags & want) != want || e->gex_nargs != 0))
+    gasnetc_fatal("%s: handler %u on node %u is registered with flags %#x and %u arguments; "
+                  "a peer completion handler must be registered with GEX_FLAG_AM_MEDIUM | "
+                  "GEX_FLAG_AM_REPLY and 0 arguments", fname, (unsigned)idx,
+                  (unsigned)gasnetc_g.mynode, (unsigned)e->gex_flags, (unsigned)e->gex_nargs);
+  gasnetc_wire_msg_t m = { .category = GASNETC_WIRE_MEDIUM, .handler = idx, .nargs = 0,
+                           .flags = GASNETC_WIRE_F_REPLY };
+  gasnetc_handler_run(&gasnetc_g.ep0, src, &m, buf, nbytes);
+}
+
 /* ---- transport callbacks ------------------------------------------------- */
 
 /* Where a Long's destination lies on this node. */

@@ -8,7 +8,8 @@
  * Layers in this directory: gasnete_putget.c is the protocol (the AMs of a
  * put, get or memset); gasnete_rma.c the GASNet-EX RMA calls over it;
  * gasnete_event.c events, NBI and access regions; gasnete_barrier.c the
- * barrier; gasnete_gasnet1.c every GASNet-1 extended call, each one EX call.
+ * barrier; gasnete_gasnet1.c every GASNet-1 extended call, each one EX call;
+ * gasnete_vis.c vector, indexed and strided transfers (gasnet_vis.h).
  *
  * Completion model: every operation in flight is counted in a
  * gasnete_counter_t (one per event, per access region, per thread for nbi
@@ -50,6 +51,11 @@ enum {
   GASNETE_H_COLL_DATA,      /* Medium request: team seq total(2) offset(2): broadcast chunk */
   GASNETE_H_COLL_SYNC,      /* Short request: team seq phase kind: ALLSYNC arrive / release */
   GASNETE_H_BARRIER_HOST,   /* Short request: team phase from flags id: on-host arrive / release */
+  /* VIS (gasnete_vis.c, where the payload formats are defined): 88..103 */
+  GASNETE_H_VIS_PUT = 88,   /* Medium request: pieces {addr,len,bytes}; counter(2): scatter, ACK */
+  GASNETE_H_VIS_GET_REQ = 89, /* Medium request: {raddr,laddr,len}...; counter(2): gather, reply */
+  GASNETE_H_VIS_GET_REP = 90, /* Medium reply: pieces {laddr,len,bytes}; counter(2): scatter, -1 */
+  GASNETE_H_VIS_PC = 91,    /* Medium request: client payload; handler counter(2): run it, ACK */
 };
 
 /* ---- counters -------------------------------------------------------------- */
@@ -121,6 +127,11 @@ typedef struct gasnete_threaddata {
   struct gasnete_handle *region;         /* open access region, else NULL */
   struct gasnete_handle *free_handles;   /* pools, grown in chunks */
   struct gasnete_valget *free_valgets;
+  struct {                               /* gex_VIS_SetPeerCompletionHandler */
+    gex_AM_Index_t handler;              /* 0: none armed */
+    const void *src;
+    size_t nbytes;
+  } vis_pc;
 } gasnete_threaddata_t;
 
 extern GASNETE_TLS gasnete_threaddata_t *gasnete_td;
@@ -194,6 +205,62 @@ static inline void gasnete_check_remote(const char *fname, gasnet_node_t node,
   if (GASNETE_UNLIKELY(!gasnete_g.attached || node >= gasnete_g.nodes ||
                        !gasnete_in_segment(node, addr, n)))
     gasnete_check_remote_slow(fname, node, addr, n, what);
+}
+
+/* ---- the pipeline window (gasnete_putget.c, gasnete_vis.c) ----------------
+ * Before another len bytes go out on counter c, wait until they fit in
+ * GASNET_EXT_PIPELINE_BYTES with what c has in flight (always admit one
+ * message on an idle counter). This bounds what a large transfer, or a
+ * stream of nbi operations, queues in the transport, while keeping chunks
+ * back to back: a chunk leaves as soon as an older one is acknowledged,
+ * never one round trip at a time. */
+static inline int gasnete_window_fits(gasnete_counter_t *c, size_t len) {
+  size_t inflight = GASNETE_BYTES_LOAD(c);
+  return inflight == 0 || inflight + len <= gasnete_g.pipeline_bytes;
+}
+/* Wait for room, or with immediate say 1 (no room now). */
+static inline int gasnete_window_wait(gasnete_counter_t *c, size_t len, int immediate) {
+  if (GASNETE_LIKELY(gasnete_window_fits(c, len))) return 0;
+  if (immediate) return 1;
+  GASNETE_WAIT_UNTIL(gasnete_window_fits(c, len));
+  return 0;
+}
+/* Count one request on c before sending it (its reply may run at once);
+ * take the count back when GEX_FLAG_IMMEDIATE refused it. */
+static inline void gasnete_count(gasnete_counter_t *c, size_t len) {
+  GASNETE_BYTES_ADD(c, len);
+  GASNETE_CTR_ADD(c, 1);
+}
+static inline void gasnete_uncount(gasnete_counter_t *c, size_t len) {
+  GASNETE_BYTES_SUB(c, len);
+  GASNETE_CTR_SUB1(c);
+}
+
+/* Where the calling thread counts an NBI operation: its open access
+ * region, else its gets or its puts (memset is a put, spec 1.8 3.3.4.1). */
+static inline gasnete_counter_t *gasnete_nbi_counter(int isget) {
+  gasnete_threaddata_t *td = gasnete_mythread();
+  if (td->region) return &td->region->ctr;
+  return isget ? &td->nbi_gets : &td->nbi_puts;
+}
+
+/* The job rank of (tm, rank) for the call fname, attached (fatal, naming
+ * the call, when not attached or the rank does not exist). */
+static inline gasnet_node_t gasnete_tm_node(const char *fname, gex_TM_t tm, gex_Rank_t rank) {
+  if (GASNETE_UNLIKELY(!gasnete_g.attached)) gasnetc_not_ready(fname, 1);
+  gex_Rank_t node = gasnetc_tm_rank_fast(tm, rank, gasnete_g.nodes);
+  if (GASNETE_LIKELY(node != GEX_RANK_INVALID)) return node;
+  if (GASNETE_IS_GASNET1(fname)) /* in GASNet-1's words */
+    gasnete_fatal("%s: node %u does not exist (the job has %u nodes)", fname, (unsigned)rank,
+                  (unsigned)gasnete_g.nodes);
+  return gasnetc_tm_jobrank(tm, rank, fname);
+}
+
+/* Where remote address addr of node (mapped here: node is this process or
+ * gasnete_g.local[node] is set) lies in this process. */
+static inline char *gasnete_local_addr(gasnet_node_t node, void *addr) {
+  if (node == gasnete_g.mynode) return addr;
+  return (char *)gasnete_g.local[node] + ((char *)addr - (char *)gasnete_g.seg[node].addr);
 }
 
 /* ---- transfers (gasnete_putget.c) ---------------------------------------- */
@@ -271,6 +338,14 @@ void gasnete_barrier_host_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_
 void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t team,
                                gasnete_arg_t seq, gasnete_arg_t thi, gasnete_arg_t tlo,
                                gasnete_arg_t ohi, gasnete_arg_t olo);
+void gasnete_vis_put_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t chi,
+                             gasnete_arg_t clo);
+void gasnete_vis_get_req_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t chi,
+                                 gasnete_arg_t clo);
+void gasnete_vis_get_rep_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t chi,
+                                 gasnete_arg_t clo);
+void gasnete_vis_pc_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t handler,
+                            gasnete_arg_t chi, gasnete_arg_t clo);
 void gasnete_coll_sync_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t seq,
                                gasnete_arg_t phase, gasnete_arg_t kind);
 

@@ -79,34 +79,8 @@ void gasnete_memset_req_handler(gasnet_token_t t, gasnete_arg_t dhi, gasnete_arg
 
 /* ---- starting the AMs of one operation ----------------------------------- */
 
-/* The pipeline window: before another len bytes go out on counter c, wait
- * until they fit in GASNET_EXT_PIPELINE_BYTES with what c has in flight
- * (always admit one message on an idle counter). This bounds what a large
- * transfer, or a stream of nbi operations, queues in the transport, while
- * keeping chunks back to back: a chunk leaves as soon as an older one is
- * acknowledged, never one round trip at a time. */
-static inline int gasnete_window_fits(gasnete_counter_t *c, size_t len) {
-  size_t inflight = GASNETE_BYTES_LOAD(c);
-  return inflight == 0 || inflight + len <= gasnete_g.pipeline_bytes;
-}
-/* Wait for room, or with immediate say 1 (no room now). */
-static inline int gasnete_window_wait(gasnete_counter_t *c, size_t len, int immediate) {
-  if (GASNETE_LIKELY(gasnete_window_fits(c, len))) return 0;
-  if (immediate) return 1;
-  GASNETE_WAIT_UNTIL(gasnete_window_fits(c, len));
-  return 0;
-}
-
-/* Count one request on c before sending it (its reply may run at once);
- * take the count back when GEX_FLAG_IMMEDIATE refused it. */
-static inline void gasnete_count(gasnete_counter_t *c, size_t len) {
-  GASNETE_BYTES_ADD(c, len);
-  GASNETE_CTR_ADD(c, 1);
-}
-static inline void gasnete_uncount(gasnete_counter_t *c, size_t len) {
-  GASNETE_BYTES_SUB(c, len);
-  GASNETE_CTR_SUB1(c);
-}
+/* The pipeline window and the counting are gasnete_internal.h's
+ * (gasnete_window_wait, gasnete_count), shared with gasnete_vis.c. */
 
 /* Only the first AM of an operation may be refused: IMMEDIATE asks whether
  * the operation can start now, not whether it can finish without waiting. */

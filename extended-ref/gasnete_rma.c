@@ -46,13 +46,7 @@ static void gasnete_rma_bad_flags(const char *fname, gex_Flags_t flags) {
 static inline gasnet_node_t gasnete_rma_node(const char *fname, gex_TM_t tm, gex_Rank_t rank,
                                              gex_Flags_t flags) {
   if (GASNETE_UNLIKELY(flags & ~GASNETE_RMA_FLAGS)) gasnete_rma_bad_flags(fname, flags);
-  if (GASNETE_UNLIKELY(!gasnete_g.attached)) gasnetc_not_ready(fname, 1);
-  gex_Rank_t node = gasnetc_tm_rank_fast(tm, rank, gasnete_g.nodes);
-  if (GASNETE_LIKELY(node != GEX_RANK_INVALID)) return node;
-  if (GASNETE_IS_GASNET1(fname)) /* in GASNet-1's words */
-    gasnete_fatal("%s: node %u does not exist (the job has %u nodes)", fname, (unsigned)rank,
-                  (unsigned)gasnete_g.nodes);
-  return gasnetc_tm_jobrank(tm, rank, fname);
+  return gasnete_tm_node(fname, tm, rank);
 }
 
 enum { GASNETE_RMA_DONE = 0, GASNETE_RMA_STARTED, GASNETE_RMA_REFUSED };
@@ -66,9 +60,7 @@ static inline int gasnete_rma(const char *fname, int op, gasnete_counter_t *c,
                        op == GASNETE_OP_GET ? "source" : "destination");
   if (node == gasnete_g.mynode || gasnete_g.local[node]) {
     /* this process, or a neighbour whose segment is mapped here */
-    char *here = (char *)remote;
-    if (node != gasnete_g.mynode)
-      here = (char *)gasnete_g.local[node] + ((char *)remote - (char *)gasnete_g.seg[node].addr);
+    char *here = gasnete_local_addr(node, remote);
     if (op == GASNETE_OP_PUT) memmove(here, local, nbytes);
     else if (op == GASNETE_OP_GET) memmove(local, here, nbytes);
     else memset(here, val, nbytes);
@@ -116,14 +108,6 @@ gex_Event_t gasnete_rma_nb(const char *fname, int op, gex_TM_t tm, gex_Rank_t ra
   if (rc == GASNETE_RMA_STARTED && !GASNETE_CTR_DONE(&h->ctr)) return h;
   gasnete_handle_free(td, h); /* refused, or complete already (the send may poll) */
   return rc == GASNETE_RMA_REFUSED ? GEX_EVENT_NO_OP : GEX_EVENT_INVALID;
-}
-
-/* Where the calling thread counts an NBI operation: its open access
- * region, else its gets or its puts (memset is a put, spec 1.8 3.3.4.1). */
-static inline gasnete_counter_t *gasnete_nbi_counter(int isget) {
-  gasnete_threaddata_t *td = gasnete_mythread();
-  if (td->region) return &td->region->ctr;
-  return isget ? &td->nbi_gets : &td->nbi_puts;
 }
 
 int gasnete_rma_nbi(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank, void *local,

@@ -84,6 +84,7 @@ typedef struct { gex_Rank_t gex_rank; gex_EP_Index_t gex_ep_index; } gex_EP_Loca
 #define GEX_FLAG_SELF_SEG_OFFSET      ((gex_Flags_t)1u << 13) /* [UNIMPLEMENTED] */
 #define GEX_FLAG_PEER_SEG_OFFSET      ((gex_Flags_t)1u << 14) /* [UNIMPLEMENTED] */
 #define GEX_FLAG_RANK_IS_JOBRANK      ((gex_Flags_t)1u << 15)
+#define GEX_FLAG_ENABLE_LEAF_LC       ((gex_Flags_t)1u << 24) /* gex_VIS_*Put (gasnet_vis.h) */
 /* Handler registration (gex_AM_Entry_t.gex_flags): one of each group. */
 #define GEX_FLAG_AM_SHORT   ((gex_Flags_t)1u << 0)
 #define GEX_FLAG_AM_MEDIUM  ((gex_Flags_t)1u << 1)
