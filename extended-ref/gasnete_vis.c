@@ -211,17 +211,26 @@ static size_t gasnete_vis_indexed_side(const char *fname, gasnete_vis_side_t *s,
   return total;
 }
 
+/* A strided side of total bytes. Levels of one element are dropped, and
+ * a level whose stride is the run so far is folded into the run (the 64
+ * touching elements of a row become one entry of 64 * elemsz bytes), so a
+ * box walks its contiguous runs, not its elements. */
 static void gasnete_vis_strided_side(gasnete_vis_side_t *s, void *addr, const ptrdiff_t *strides,
                                      size_t elemsz, const size_t *count, size_t levels,
-                                     size_t nelems) {
-  gasnete_vis_side_init(s, GASNETE_VIS_STR, NULL, nelems, elemsz);
+                                     size_t total) {
+  gasnete_vis_side_init(s, GASNETE_VIS_STR, NULL, 0, elemsz);
   s->cur = (uintptr_t)addr;
   for (size_t k = 0; k < levels; k++) {
     if (count[k] < 2) continue; /* a level of one element moves nothing */
+    if (s->levels == 0 && strides[k] == (ptrdiff_t)s->len) {
+      s->len *= count[k]; /* the level is contiguous: a longer run */
+      continue;
+    }
     s->stride[s->levels] = strides[k];
     s->count[s->levels] = count[k];
     s->at[s->levels++] = 0;
   }
+  s->n = total / s->len;
 }
 
 /* Both sides of a strided operation; the bytes it moves (0: a no-op, and
@@ -246,8 +255,8 @@ static size_t gasnete_vis_strided_sides(const char *fname, gasnete_vis_side_t *d
   if (GASNETE_UNLIKELY(levels && (!dststrides || !srcstrides)))
     gasnete_fatal("%s: stridelevels = %zu with a NULL %s (it needs stridelevels entries)",
                   fname, levels, dststrides ? "srcstrides[]" : "dststrides[]");
-  gasnete_vis_strided_side(dst, dstaddr, dststrides, elemsz, count, levels, total / elemsz);
-  gasnete_vis_strided_side(src, srcaddr, srcstrides, elemsz, count, levels, total / elemsz);
+  gasnete_vis_strided_side(dst, dstaddr, dststrides, elemsz, count, levels, total);
+  gasnete_vis_strided_side(src, srcaddr, srcstrides, elemsz, count, levels, total);
   return total;
 }
 

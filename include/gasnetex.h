@@ -13,7 +13,8 @@
  * gex_Segment_QueryBound); the gex_System_* queries, neighbourhood and host
  * among them; gex_HSL_*; gasnet_QueryGexObjects; RMA (put/get NB, NBI,
  * blocking, value); events and NBI with access regions; gex_Coll_BarrierNB
- * on the primordial team. docs/api.md "GASNet-EX" lists what is not there yet.
+ * on the primordial team; VIS is in gasnet_vis.h. docs/api.md "GASNet-EX" lists
+ * what is not there yet.
  *
  * gasnet.h and gasnetex.h include each other: either may be included first.
  */

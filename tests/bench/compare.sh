@@ -26,7 +26,7 @@
 #   QUICK=1         every benchmark at its smallest size: a smoke test
 #   BENCHES="..."   a subset of: am_pingpong tcp_bench tcp_bench_udp
 #                   ex_npam_bench ex_bench ex_bench_tcp ext_bench-n2
-#                   ext_bench-n8 amudp_bench bar.sh startup.sh tree_startup.sh
+#                   ext_bench-n8 vis_bench amudp_bench bar.sh startup.sh tree_startup.sh
 #                   launchers.sh teardown.sh death.sh
 #   THRESHOLD=5     percent
 #   JOBS=2          make -j
@@ -62,7 +62,7 @@ side_arg new "$@"; shift $?
 quick=${QUICK:-0}
 rounds=${ROUNDS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}
 threshold=${THRESHOLD:-5}
-all_benches="am_pingpong tcp_bench tcp_bench_udp ex_npam_bench ex_bench ex_bench_tcp ext_bench-n2 ext_bench-n8 amudp_bench bar.sh startup.sh tree_startup.sh launchers.sh teardown.sh death.sh"
+all_benches="am_pingpong tcp_bench tcp_bench_udp ex_npam_bench ex_bench ex_bench_tcp ext_bench-n2 ext_bench-n8 vis_bench amudp_bench bar.sh startup.sh tree_startup.sh launchers.sh teardown.sh death.sh"
 benches=${BENCHES:-$all_benches}
 for b in $benches; do
   case " $all_benches " in *" $b "*) ;; *) echo "compare.sh: unknown benchmark $b" >&2; usage;; esac
@@ -155,6 +155,10 @@ bench_def() {
     ext_bench-n2|ext_bench-n8)
       src=tests/bench/ext_bench.c; bin=tests/bench/ext_bench; stats=1
       cmd=(../../spawner/gasnetrun -n "${1#ext_bench-n}" ./ext_bench "$([ "$q" = 1 ] && echo 50 || echo 500)") ;;
+    vis_bench)
+      src=tests/bench/vis_bench.c; bin=tests/bench/vis_bench; stats=1
+      cmd=(../../spawner/gasnetrun_udp -n 2 ./vis_bench "$([ "$q" = 1 ] && echo 20 || echo 200)"
+           "$([ "$q" = 1 ] && echo 3 || echo 15)") ;;
     amudp_bench)
       src=tests/bench/amudp_bench.c; bin=tests/bench/amudp_bench
       cmd=(./amudp_bench 1) ;;
@@ -188,6 +192,12 @@ parse() { # ID < output
       if (sec == "rtt" && l ~ /^raw /) { raw = l; rec("P", l " mean", "us", $(NF - 1), ""); rec("P", l " median", "us", $NF, ""); next }
       if (sec == "rtt") { rec("F", l " mean", "us", $(NF - 1), raw " mean"); rec("F", l " median", "us", $NF, raw " median"); next }
       if (sec == "flood") rec("F", "flood " l, "msgs/s", $(NF - 1), raw " median")
+      next
+    }
+    # vis_bench: "label mean median" per 32 KiB, no probe
+    b == "vis_bench" {
+      if (/^#|^summary:|^label/ || NF < 3 || !num($NF) || !num($(NF - 1))) next
+      l = label(1, NF - 2); rec("F", l " mean", "us", $(NF - 1), ""); rec("F", l " median", "us", $NF, "")
       next
     }
     # ext_bench: latencies, a bandwidth table, the barrier (only this on 8 ranks)

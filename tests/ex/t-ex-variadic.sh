@@ -1,8 +1,10 @@
 #!/bin/bash
 # t-ex-variadic.sh - a client compiled as strict ISO C99 (-std=c99 -pedantic
-# -Werror) uses the GASNet-EX AM forms without [M] (the argument count
+# -Werror), including gasnetex.h and gasnet_vis.h, uses the GASNet-EX AM
+# forms without [M] (the argument count
 # inferred), every category, request and reply, fixed and negotiated
-# payload, with 0 to 16 arguments; run on one rank (every AM loops back).
+# payload, with 0 to 16 arguments, and a VIS put and get; run on one rank
+# (every AM loops back).
 # timeout: 60
 set -u
 cd "$TOP/tests/ex" || exit 1

@@ -5,11 +5,14 @@
  * count"), compiled as a strict ISO C99 client (-std=c99 -pedantic
  * -Werror, tests/ex/Makefile.inc) and run on one rank: every category and
  * direction with 0, 1, 3 and 16 arguments reaches a handler registered for
- * that count with the values sent.
+ * that count with the values sent. It includes gasnet_vis.h too, and one
+ * strided put (a 2x2 transpose onto itself) and one vector get go
+ * through it.
  */
 #include <stdio.h>
 #include <string.h>
 #include "gasnetex.h"
+#include "gasnet_vis.h"
 #include "../lib/t_check.h"
 
 enum { H_S0 = 130, H_S1, H_S3, H_S16, H_M0, H_M3, H_L1, H_L16, H_R0, H_R3 };
@@ -93,6 +96,17 @@ int main(int argc, char **argv) {
   printf("node %u: %d handlers ran through the forms without [M], %d wrong arguments "
          "(want 12 and 0)\n", (unsigned)me, calls, bad);
   T_EXPECT(calls == 12 && bad == 0, "the [M]-less forms");
+  { /* gasnet_vis.h in a strict client: a transpose, then a vector get back */
+    uint32_t m[4] = { 1, 2, 3, 4 }, back[4] = { 0, 0, 0, 0 };
+    size_t count[2] = { 2, 2 };
+    ptrdiff_t rows[2] = { 4, 8 }, cols[2] = { 8, 4 };
+    gex_Memvec_t d[2] = { { back, 8 }, { back + 2, 8 } }, s[1] = { { dst, 16 } };
+    T_EXPECT(gex_VIS_StridedPutBlocking(tm, me, dst, cols, m, rows, 4, count, 2, 0) == 0, "VIS put");
+    gex_Event_Wait(gex_VIS_VectorGetNB(tm, 2, d, me, 1, s, 0));
+    printf("node %u: gasnet_vis.h: a transposed 2x2 put read back as %u %u %u %u (want 1 3 2 4)\n",
+           (unsigned)me, back[0], back[1], back[2], back[3]);
+    T_EXPECT(back[0] == 1 && back[1] == 3 && back[2] == 2 && back[3] == 4, "VIS transpose");
+  }
   printf("node %u: all variadic checks passed\n", (unsigned)me);
   gasnet_exit(0);
   return 0;
