@@ -20,8 +20,10 @@
  *   memcpy        (on one host) a memcpy of 32 KiB, and a loop of 64 row
  *                 memcpys of 512 B into the peer's mapped segment
  * Each figure: ROUNDS rounds of ITERS calls (ITERS/50 for the 8 B loop,
- * which sends 4096 AMs a call), the forms alternating within a round; per form the mean and the median of the rounds' means, us per
- * 32 KiB. summary: lines give strided / contiguous (goal: <= 2x over the
+ * which sends 4096 AMs a call), the forms taking turns to go first; per
+ * form the mean and the median of every call's time, us per 32 KiB (the
+ * median stands still when other jobs preempt the two ranks).
+ * summary: lines give strided / contiguous (goal: <= 2x over the
  * network) and strided / 8 B loop, and on one host strided / memcpy.
  */
 #define GASNET_SEQ 1
@@ -36,7 +38,6 @@
 #define BLK 64                  /* the block moved: BLK x BLK */
 #define ELEM 8
 #define BYTES ((size_t)BLK * BLK * ELEM)
-#define MAX_ROUNDS 64
 #define H_DONE 200
 
 enum { F_STRIDED, F_CONTIG, F_LOOP, F_SCATTER, F_MEMCPY, F_ROWCPY, NFORMS };
@@ -96,7 +97,8 @@ int main(int argc, char **argv) {
   size_t arr = (size_t)DIM * DIM * ELEM * 2; /* room for the every-other block */
   if (gex_Segment_Attach(&seg, tm, arr)) return 1;
   int iters = argc > 1 ? atoi(argv[1]) : 200, rounds = argc > 2 ? atoi(argv[2]) : 15;
-  if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
+  if (iters < 1) iters = 1;
+  if (rounds < 1) rounds = 1;
   if (gex_TM_QuerySize(tm) < 2) { fprintf(stderr, "vis_bench: run on 2 ranks\n"); return 1; }
   if (gex_TM_QueryRank(tm) != 0) {
     while (!done) gasnet_AMPoll(); /* spinning, as the initiator does */
@@ -109,27 +111,31 @@ int main(int argc, char **argv) {
   src = malloc(arr);
   for (size_t i = 0; i < arr; i++) src[i] = (char)i;
   int nforms = mapped ? NFORMS : F_MEMCPY;
-  double t[NFORMS][MAX_ROUNDS];
+  double *t[NFORMS], mean[NFORMS], med[NFORMS];
+  size_t nt[NFORMS] = { 0 };
+  for (int f = 0; f < nforms; f++) t[f] = malloc(sizeof(double) * (size_t)iters * rounds);
   for (int f = 0; f < nforms; f++) one(f); /* warm up */
   for (int r = 0; r < rounds; r++)
     for (int k = 0; k < nforms; k++) {
       int f = (k + r) % nforms; /* a different form first in each round */
       int calls = f == F_LOOP ? (iters + 49) / 50 : iters; /* 4096 AMs each: fewer */
-      double t0 = now_us();
-      for (int i = 0; i < calls; i++) one(f);
-      t[f][r] = (now_us() - t0) / calls;
+      for (int i = 0; i < calls; i++) {
+        double t0 = now_us();
+        one(f);
+        t[f][nt[f]++] = now_us() - t0;
+      }
     }
-  double mean[NFORMS], med[NFORMS];
   printf("# vis_bench: node 0 -> node 1 %s, %d rounds of %d calls, us per 32 KiB\n",
          mapped ? "on one host (segments shared: memmove)" : "over the network (packed AMs)",
          rounds, iters);
   printf("%-32s %10s %10s\n", "label", "mean", "median");
   for (int f = 0; f < nforms; f++) {
     mean[f] = 0;
-    for (int r = 0; r < rounds; r++) mean[f] += t[f][r] / rounds;
-    qsort(t[f], (size_t)rounds, sizeof t[f][0], cmp);
-    med[f] = t[f][rounds / 2];
+    for (size_t i = 0; i < nt[f]; i++) mean[f] += t[f][i] / (double)nt[f];
+    qsort(t[f], nt[f], sizeof t[f][0], cmp);
+    med[f] = t[f][nt[f] / 2];
     printf("%-32s %10.2f %10.2f\n", names[f], mean[f], med[f]);
+    free(t[f]);
   }
   const char *where = mapped ? "on one host" : "network";
   printf("summary: %s: strided put 64x64x8B %.2f us / contiguous put 32 KiB %.2f us = %.2fx "
