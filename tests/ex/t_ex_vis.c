@@ -27,7 +27,7 @@
  *  - (EX) gex_VIS_SetPeerCompletionHandler: the peer runs the Medium reply
  *    handler once per armed put, with the payload, after the put's data
  *    is there (the handler checks it); only the next put is bound; 0
- *    disarms; a put of 0 bytes still notifies.
+ *    disarms; a put of 0 bytes still notifies; a put to itself too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -535,8 +535,14 @@ static void check_peer_completion(void) {
   barrier();
   T_EXPECT(pc_seen == 4 && pc_bad == 0, "peer completion: %d notifications (want 4), %d bad",
            pc_seen, pc_bad);
+  barrier();
+  pc_seen = 0;
+  pc_put(me, 0, 5000, 1, 1); /* to this rank: run before the blocking put returns */
+  T_EXPECT(pc_seen == 1 && pc_bad == 0, "peer completion to self: %d notifications (want 1), "
+           "%d bad", pc_seen, pc_bad);
   printf("node %u: peer completion: 4 notifications from node %u, each after its data, none "
-         "for unarmed or disarmed puts\n", (unsigned)me, (unsigned)((me + n - 1) % n));
+         "for unarmed or disarmed puts; 1 from itself\n", (unsigned)me,
+         (unsigned)((me + n - 1) % n));
 }
 #endif
 
