@@ -9,8 +9,10 @@
  *     yields its memory as a sequence of runs: the entries of a list, or the
  *     elements of a strided box in index order (level 0 fastest). Zero-
  *     length entries are skipped, and an entry that starts where the one
- *     before it ended is merged into it (the touching elements of a strided
- *     row become one run).
+ *     before it ended is merged into it. A strided box folds a level whose
+ *     stride equals the run so far into the run before walking (64
+ *     touching elements of 8 B are one entry of 512 B), so it walks its
+ *     contiguous runs, not its elements.
  *  2. The operation copies the byte stream of the source side onto the byte
  *     stream of the destination side. gasnete_vis_next cuts both sequences
  *     of runs wherever either has a boundary, giving pieces (local address,
