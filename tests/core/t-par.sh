@@ -3,8 +3,9 @@
 # once (t_par), on 1, 2 and 4 ranks; then the same program built with
 # ThreadSanitizer (core + the conduit's transport + boot compiled here with
 # -fsanitize=thread into tests/out/tsan-<conduit>, see below) on 2 ranks,
-# which must report no race. The ranks share a host, so the TSan run goes
-# through the shared-memory transport (amshm/) as well.
+# which must report no race. The ranks share a host, so with the bypass on
+# the TSan run goes through the shared-memory transport (amshm/); in the
+# [noshm] variant (tests/run) through the network transport only.
 # timeout: 180
 # conduits: udp tcp mix
 set -u
