@@ -2,7 +2,8 @@
 # t-ex-variadic.sh - a client compiled as strict ISO C99 (-std=c99 -pedantic
 # -Werror) uses the GASNet-EX AM forms without [M] (the argument count
 # inferred), every category, request and reply, fixed and negotiated
-# payload, with 0 to 16 arguments; run on one rank (every AM loops back).
+# payload, with 0 to 16 arguments; and gasnet_ratomic.h (one FADD of each
+# type); run on one rank (every AM loops back).
 # timeout: 60
 set -u
 cd "$TOP/tests/ex" || exit 1
