@@ -242,12 +242,14 @@ static inline gasnete_threaddata_t *gasnete_nbi_sync_td(const char *fname) {
   return td;
 }
 
-/* Categories with something to wait for: gets and puts (memset is a put).
+/* Categories with something to wait for: gets and puts (memset and an
+ * atomic SET are puts, an atomic GET a get) and the other atomics (RMW).
  * AM and put local completion (GEX_EC_AM, GEX_EC_LC) happen before the
- * initiation returns; nothing here is GEX_EC_RMW yet. */
+ * initiation returns. */
 static inline int gasnete_nbi_done(gasnete_threaddata_t *td, gex_EC_t mask) {
   return (!(mask & GEX_EC_GET) || GASNETE_CTR_DONE(&td->nbi_gets)) &&
-         (!(mask & GEX_EC_PUT) || GASNETE_CTR_DONE(&td->nbi_puts));
+         (!(mask & GEX_EC_PUT) || GASNETE_CTR_DONE(&td->nbi_puts)) &&
+         (!(mask & GEX_EC_RMW) || GASNETE_CTR_DONE(&td->nbi_rmw));
 }
 
 static inline gasnete_threaddata_t *gasnete_nbi_args(const char *fname, gex_EC_t mask) {

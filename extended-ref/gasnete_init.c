@@ -35,6 +35,8 @@ static const gasnet_handlerentry_t gasnete_handlers[] = {
   GASNETE_ENTRY(GASNETE_H_COLL_DATA, gasnete_coll_data_handler),
   GASNETE_ENTRY(GASNETE_H_COLL_SYNC, gasnete_coll_sync_handler),
   GASNETE_ENTRY(GASNETE_H_BARRIER_HOST, gasnete_barrier_host_handler),
+  GASNETE_ENTRY(GASNETE_H_RATOMIC_REQ, gasnete_ratomic_req_handler),
+  GASNETE_ENTRY(GASNETE_H_RATOMIC_REP, gasnete_ratomic_rep_handler),
   GASNETE_ENTRY(GASNETE_H_VIS_PUT, gasnete_vis_put_handler),
   GASNETE_ENTRY(GASNETE_H_VIS_GET_REQ, gasnete_vis_get_req_handler),
   GASNETE_ENTRY(GASNETE_H_VIS_GET_REP, gasnete_vis_get_rep_handler),

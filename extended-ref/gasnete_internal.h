@@ -9,11 +9,12 @@
  * put, get or memset); gasnete_rma.c the GASNet-EX RMA calls over it;
  * gasnete_event.c events, NBI and access regions; gasnete_barrier.c the
  * barrier; gasnete_gasnet1.c every GASNet-1 extended call, each one EX call;
- * gasnete_vis.c vector, indexed and strided transfers (gasnet_vis.h).
+ * gasnete_ratomic.c remote atomics (gasnet_ratomic.h); gasnete_vis.c vector,
+ * indexed and strided transfers (gasnet_vis.h).
  *
  * Completion model: every operation in flight is counted in a
  * gasnete_counter_t (one per event, per access region, per thread for nbi
- * puts and for nbi gets, or on the stack of a blocking call).
+ * puts, nbi gets and nbi atomics, or on the stack of a blocking call).
  * The initiator adds 1 per AM request before sending it; the handler of the
  * matching reply, on whatever thread polls, subtracts 1 through the counter's
  * address carried in the AM arguments. Done = 0 pending. Nothing else is
@@ -51,6 +52,9 @@ enum {
   GASNETE_H_COLL_DATA,      /* Medium request: team seq total(2) offset(2): broadcast chunk */
   GASNETE_H_COLL_SYNC,      /* Short request: team seq phase kind: ALLSYNC arrive / release */
   GASNETE_H_BARRIER_HOST,   /* Short request: team phase from flags id: on-host arrive / release */
+  /* remote atomics (gasnete_ratomic.c) own 80..87 */
+  GASNETE_H_RATOMIC_REQ = 80, /* Short request: addr(2) op1(2) op2(2) code counter(2) result(2) */
+  GASNETE_H_RATOMIC_REP = 81, /* Short reply: op0(2) result(2) counter(2) size: store op0, -1 */
   /* VIS (gasnete_vis.c, where the payload formats are defined): 88..103 */
   GASNETE_H_VIS_PUT = 88,   /* Medium request: pieces {addr,len,bytes}; counter(2): scatter, ACK */
   GASNETE_H_VIS_GET_REQ = 89, /* Medium request: {raddr,laddr,len}...; counter(2): gather, reply */
@@ -124,6 +128,7 @@ struct gasnete_valget {
 
 typedef struct gasnete_threaddata {
   gasnete_counter_t nbi_puts, nbi_gets;  /* this thread's implicit ops */
+  gasnete_counter_t nbi_rmw;             /* its NBI atomics but SET and GET */
   struct gasnete_handle *region;         /* open access region, else NULL */
   struct gasnete_handle *free_handles;   /* pools, grown in chunks */
   struct gasnete_valget *free_valgets;
@@ -348,5 +353,12 @@ void gasnete_vis_pc_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t
                             gasnete_arg_t chi, gasnete_arg_t clo);
 void gasnete_coll_sync_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t seq,
                                gasnete_arg_t phase, gasnete_arg_t kind);
+void gasnete_ratomic_req_handler(gasnet_token_t t, gasnete_arg_t ahi, gasnete_arg_t alo,
+                                 gasnete_arg_t o1hi, gasnete_arg_t o1lo, gasnete_arg_t o2hi,
+                                 gasnete_arg_t o2lo, gasnete_arg_t code, gasnete_arg_t chi,
+                                 gasnete_arg_t clo, gasnete_arg_t rhi, gasnete_arg_t rlo);
+void gasnete_ratomic_rep_handler(gasnet_token_t t, gasnete_arg_t vhi, gasnete_arg_t vlo,
+                                 gasnete_arg_t rhi, gasnete_arg_t rlo, gasnete_arg_t chi,
+                                 gasnete_arg_t clo, gasnete_arg_t size);
 
 #endif /* GASNETE_INTERNAL_H */

@@ -13,8 +13,9 @@
  * gex_Segment_QueryBound); the gex_System_* queries, neighbourhood and host
  * among them; gex_HSL_*; gasnet_QueryGexObjects; RMA (put/get NB, NBI,
  * blocking, value); events and NBI with access regions; gex_Coll_BarrierNB
- * on the primordial team; VIS is in gasnet_vis.h. docs/api.md "GASNet-EX" lists
- * what is not there yet.
+ * on the primordial team; the data types, opcodes and flags of the remote
+ * atomics, whose calls are in gasnet_ratomic.h. docs/api.md "GASNet-EX"
+ * lists what is not there yet; VIS is in gasnet_vis.h.
  *
  * gasnet.h and gasnetex.h include each other: either may be included first.
  */
@@ -84,7 +85,17 @@ typedef struct { gex_Rank_t gex_rank; gex_EP_Index_t gex_ep_index; } gex_EP_Loca
 #define GEX_FLAG_PEER_SEG_BOUND       ((gex_Flags_t)1u << 12) /* [UNIMPLEMENTED] */
 #define GEX_FLAG_SELF_SEG_OFFSET      ((gex_Flags_t)1u << 13) /* [UNIMPLEMENTED] */
 #define GEX_FLAG_PEER_SEG_OFFSET      ((gex_Flags_t)1u << 14) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_RANK_IS_JOBRANK      ((gex_Flags_t)1u << 15)
+#define GEX_FLAG_RANK_IS_JOBRANK      ((gex_Flags_t)1u << 15) /* gex_AD_Op* */
+/* Remote atomics (gasnet_ratomic.h): at initiation, one of MY_RANK /
+ * MY_NBRHD (assertions about the target), ACQ and REL (ordering); at
+ * gex_AD_Create one of the FAVOR_* hints. */
+#define GEX_FLAG_AD_MY_RANK           ((gex_Flags_t)1u << 16)
+#define GEX_FLAG_AD_MY_NBRHD          ((gex_Flags_t)1u << 17)
+#define GEX_FLAG_AD_ACQ               ((gex_Flags_t)1u << 18)
+#define GEX_FLAG_AD_REL               ((gex_Flags_t)1u << 19)
+#define GEX_FLAG_AD_FAVOR_MY_RANK     ((gex_Flags_t)1u << 20)
+#define GEX_FLAG_AD_FAVOR_MY_NBRHD    ((gex_Flags_t)1u << 21)
+#define GEX_FLAG_AD_FAVOR_REMOTE      ((gex_Flags_t)1u << 22)
 #define GEX_FLAG_ENABLE_LEAF_LC       ((gex_Flags_t)1u << 24) /* gex_VIS_*Put (gasnet_vis.h) */
 /* Handler registration (gex_AM_Entry_t.gex_flags): one of each group. */
 #define GEX_FLAG_AM_SHORT   ((gex_Flags_t)1u << 0)
@@ -94,6 +105,53 @@ typedef struct { gex_Rank_t gex_rank; gex_EP_Index_t gex_ep_index; } gex_EP_Loca
 #define GEX_FLAG_AM_REQUEST ((gex_Flags_t)1u << 3)
 #define GEX_FLAG_AM_REPLY   ((gex_Flags_t)1u << 4)
 #define GEX_FLAG_AM_REQREP  (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
+
+/* ---- data types and operation codes for atomics (and reductions) -----------
+ * The description, "Data types for atomics and reductions" and "Operation
+ * codes": disjoint non-zero bits. The opcodes come in pairs, non-fetching
+ * at bit 2k and its fetching form at bit 2k+1 (SET/SWAP and CAS/FCAS
+ * among them), so GEX_OP_TO_FETCHING and GEX_OP_TO_NONFETCHING are
+ * shifts; GEX_OP_GET has no non-fetching form. Remote atomics:
+ * gasnet_ratomic.h. */
+typedef uint32_t gex_DT_t;
+#define GEX_DT_I32  ((gex_DT_t)1u << 0)  /* int32_t */
+#define GEX_DT_U32  ((gex_DT_t)1u << 1)  /* uint32_t */
+#define GEX_DT_I64  ((gex_DT_t)1u << 2)  /* int64_t */
+#define GEX_DT_U64  ((gex_DT_t)1u << 3)  /* uint64_t */
+#define GEX_DT_FLT  ((gex_DT_t)1u << 4)  /* float */
+#define GEX_DT_DBL  ((gex_DT_t)1u << 5)  /* double */
+#define GEX_DT_USER ((gex_DT_t)1u << 6)  /* reductions only */
+typedef uint32_t gex_OP_t;
+#define GEX_OP_SET   ((gex_OP_t)1u << 0)
+#define GEX_OP_SWAP  ((gex_OP_t)1u << 1)
+#define GEX_OP_CAS   ((gex_OP_t)1u << 2)
+#define GEX_OP_FCAS  ((gex_OP_t)1u << 3)
+#define GEX_OP_ADD   ((gex_OP_t)1u << 4)
+#define GEX_OP_FADD  ((gex_OP_t)1u << 5)
+#define GEX_OP_SUB   ((gex_OP_t)1u << 6)
+#define GEX_OP_FSUB  ((gex_OP_t)1u << 7)
+#define GEX_OP_INC   ((gex_OP_t)1u << 8)
+#define GEX_OP_FINC  ((gex_OP_t)1u << 9)
+#define GEX_OP_DEC   ((gex_OP_t)1u << 10)
+#define GEX_OP_FDEC  ((gex_OP_t)1u << 11)
+#define GEX_OP_MULT  ((gex_OP_t)1u << 12)
+#define GEX_OP_FMULT ((gex_OP_t)1u << 13)
+#define GEX_OP_MIN   ((gex_OP_t)1u << 14)
+#define GEX_OP_FMIN  ((gex_OP_t)1u << 15)
+#define GEX_OP_MAX   ((gex_OP_t)1u << 16)
+#define GEX_OP_FMAX  ((gex_OP_t)1u << 17)
+#define GEX_OP_AND   ((gex_OP_t)1u << 18)  /* integer types only */
+#define GEX_OP_FAND  ((gex_OP_t)1u << 19)
+#define GEX_OP_OR    ((gex_OP_t)1u << 20)
+#define GEX_OP_FOR   ((gex_OP_t)1u << 21)
+#define GEX_OP_XOR   ((gex_OP_t)1u << 22)
+#define GEX_OP_FXOR  ((gex_OP_t)1u << 23)
+#define GEX_OP_GET   ((gex_OP_t)1u << 24)
+#define GEX_OP_USER    ((gex_OP_t)1u << 25) /* reductions only */
+#define GEX_OP_USER_NC ((gex_OP_t)1u << 26) /* reductions only */
+#define GEX_OP_CSWAP GEX_OP_FCAS /* deprecated alias */
+#define GEX_OP_TO_FETCHING(op) ((gex_OP_t)((op) << 1))
+#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)((op) >> 1))
 
 /* ---- CData: one client pointer per object, NULL when created --------------- */
 void gex_Client_SetCData(gex_Client_t client, const void *val);

@@ -25,7 +25,7 @@
 #   ROUNDS=3        rounds (1 with QUICK=1)
 #   QUICK=1         every benchmark at its smallest size: a smoke test
 #   BENCHES="..."   a subset of: am_pingpong tcp_bench tcp_bench_udp
-#                   ex_npam_bench ex_bench ex_bench_tcp ext_bench-n2
+#                   ex_npam_bench ex_bench ex_bench_tcp ex_ratomic_bench ext_bench-n2
 #                   ext_bench-n8 vis_bench amudp_bench bar.sh startup.sh tree_startup.sh
 #                   launchers.sh teardown.sh death.sh
 #   THRESHOLD=5     percent
@@ -62,7 +62,7 @@ side_arg new "$@"; shift $?
 quick=${QUICK:-0}
 rounds=${ROUNDS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}
 threshold=${THRESHOLD:-5}
-all_benches="am_pingpong tcp_bench tcp_bench_udp ex_npam_bench ex_bench ex_bench_tcp ext_bench-n2 ext_bench-n8 vis_bench amudp_bench bar.sh startup.sh tree_startup.sh launchers.sh teardown.sh death.sh"
+all_benches="am_pingpong tcp_bench tcp_bench_udp ex_npam_bench ex_bench ex_bench_tcp ex_ratomic_bench ext_bench-n2 ext_bench-n8 vis_bench amudp_bench bar.sh startup.sh tree_startup.sh launchers.sh teardown.sh death.sh"
 benches=${BENCHES:-$all_benches}
 for b in $benches; do
   case " $all_benches " in *" $b "*) ;; *) echo "compare.sh: unknown benchmark $b" >&2; usage;; esac
@@ -152,6 +152,10 @@ bench_def() {
       src=tests/bench/ex_bench.c; bin=tests/bench/ex_bench_tcp; stats=1
       cmd=(../../spawner/gasnetrun_tcp -n 2 ./ex_bench_tcp "$([ "$q" = 1 ] && echo 200 || echo 5000)"
            "$([ "$q" = 1 ] && echo 1 || echo 5)") ;;
+    ex_ratomic_bench)
+      src=tests/bench/ex_ratomic_bench.c; bin=tests/bench/ex_ratomic_bench; stats=1
+      cmd=(../../spawner/gasnetrun_udp -n 2 ./ex_ratomic_bench "$([ "$q" = 1 ] && echo 200 || echo 5000)"
+           "$([ "$q" = 1 ] && echo 1 || echo 5)") ;;
     ext_bench-n2|ext_bench-n8)
       src=tests/bench/ext_bench.c; bin=tests/bench/ext_bench; stats=1
       cmd=(../../spawner/gasnetrun -n "${1#ext_bench-n}" ./ext_bench "$([ "$q" = 1 ] && echo 50 || echo 500)") ;;
@@ -180,8 +184,8 @@ parse() { # ID < output
     function rec(kind, name, unit, v, probe) { printf "%s\t%s\t%s\t%s\t%s\n", kind, name, unit, v, probe }
     function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
     function label(from, to,   i, s) { s = $from; for (i = from + 1; i <= to; i++) s = s " " $i; return s }
-    # am_pingpong, tcp_bench, ex_npam_bench, ex_bench: "label mean median" round trips; floods; puts
-    b ~ /^(am_pingpong|tcp_bench|tcp_bench_udp|ex_npam_bench|ex_bench|ex_bench_tcp)$/ {
+    # am_pingpong, tcp_bench, ex_npam_bench, ex_bench, ex_ratomic_bench: "label mean median" round trips; floods; puts
+    b ~ /^(am_pingpong|tcp_bench|tcp_bench_udp|ex_npam_bench|ex_bench|ex_bench_tcp|ex_ratomic_bench)$/ {
       if (/^round trip/) { sec = "rtt"; next }
       if (/^one-way flood/) { sec = "flood"; next }
       if (/^#|^summary:/) next

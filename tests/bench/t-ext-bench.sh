@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 240
 # t-ext-bench.sh - the extended-API benchmark (ext_bench) on 2, 4 and 8
 # ranks: put/get latency 8 B..2 KiB, bandwidth 4 KiB..16 MiB (blocking and
 # nbi), barrier latency, each beside a raw UDP ping-pong, a raw UDP stream
@@ -8,7 +9,6 @@
 # stream and >= 0.9x a same-run memcpy between ranks sharing memory,
 # barrier at 8 ranks <= 4x the raw round trip) are printed with the
 # measured ratios, not enforced: on a shared machine they are noisy.
-# timeout: 240
 set -u
 cd "$TOP/tests/bench" || exit 1
 fails=0

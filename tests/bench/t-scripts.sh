@@ -4,9 +4,10 @@
 # that they cannot rot: bar.sh (300 round trips, without its 30 s dead-peer
 # row), death.sh (2 s timeout), startup.sh, tree_startup.sh, teardown.sh
 # and launchers.sh (one repetition each), ex_bench and ex_bench_tcp (200
-# calls per form, one round: under a second each), vis_bench (20 calls, 3
+# calls per form, one round: under a second each), ex_ratomic_bench over
+# the network and on one host (200 samples, one round), vis_bench (20 calls, 3
 # rounds), shm_probe (2000 round trips), and compare.sh on this
-# built tree against itself (am_pingpong, ex_bench and vis_bench, QUICK=1: nothing to
+# built tree against itself (am_pingpong, ex_bench, ex_ratomic_bench and vis_bench, QUICK=1: nothing to
 # build, a few seconds). Passes when every script completes; the figures
 # are printed, never compared with anything.
 set -u
@@ -27,8 +28,10 @@ brief "teardown.sh 1" ./teardown.sh 1
 brief "launchers.sh 1" ./launchers.sh 1
 brief "ex_bench 200 1" "$TOP/spawner/gasnetrun_udp" -n 2 ./ex_bench 200 1
 brief "ex_bench_tcp 200 1" "$TOP/spawner/gasnetrun_tcp" -n 2 ./ex_bench_tcp 200 1
+brief "ex_ratomic_bench 200 1, network" env GASNET_SUPERNODE_MAXSIZE=1 "$TOP/spawner/gasnetrun_udp" -n 2 ./ex_ratomic_bench 200 1
+brief "ex_ratomic_bench 200 1, one host" "$TOP/spawner/gasnetrun_udp" -n 2 ./ex_ratomic_bench 200 1
 brief "vis_bench 20 3" "$TOP/spawner/gasnetrun_udp" -n 2 ./vis_bench 20 3
 brief "shm_probe 2000" "$TOP/spawner/gasnetrun_udp" -n 2 ./shm_probe 2000
-brief "compare.sh --tree TOP --tree TOP" env QUICK=1 BENCHES="am_pingpong ex_bench vis_bench" ./compare.sh --tree "$TOP" --tree "$TOP"
+brief "compare.sh --tree TOP --tree TOP" env QUICK=1 BENCHES="am_pingpong ex_bench ex_ratomic_bench vis_bench" ./compare.sh --tree "$TOP" --tree "$TOP"
 [ $fails = 0 ] && echo "t-scripts: all passed"
 exit $fails

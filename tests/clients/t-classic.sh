@@ -1,12 +1,14 @@
 #!/bin/bash
+# timeout: 240
+# conduits: udp tcp
 # t-classic.sh - a client written the way the classic GASNet-1 tests are
 # (tests/clients/classic.h: the compile-time decisions of
 # ../shared/spec/gasnet-client-extras.md section 3) builds with -Wall
 # -Wextra -Werror in SEQ, PARSYNC and PAR, with gasnet.h or gasnet_tools.h
 # first, as gnu99 and gnu17, and runs on 2 and 4 ranks: AM round trips
-# with checksums, puts/gets, the harness's extra handlers, a broadcast.
-# timeout: 240
-# conduits: udp tcp
+# with checksums, puts/gets, the harness's extra handlers, a broadcast; its
+# "local procs" (the nodes of its supernode) are all n with the bypass on,
+# 1 with it off (BYPASS, tests/run).
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$TOP" || exit 1
@@ -36,11 +38,14 @@ for mode in SEQ PAR; do
   for n in 2 4; do
     out=$(timeout 120 "$GASNETRUN" -n $n "$tmp/classic-$mode" 50 2>&1); rc=$?
     ok=$(echo "$out" | grep -c "classic client PASSED")
+    local_=$n; [ "$BYPASS" = off ] && local_=1
+    nlocal=$(echo "$out" | grep "classic client PASSED" | grep -c ", $local_ local procs,")
     echo "$out" | grep -m1 "core $UC" | sed 's/^/     /'
-    if [ $rc = 0 ] && [ "$ok" = $n ] && echo "$out" | grep -q "$UC/$mode, core $UC"; then
-      echo "ok   run $mode -n $n: $ok of $n passed, conduit named $UC"
+    if [ $rc = 0 ] && [ "$ok" = $n ] && [ "$nlocal" = $n ] && echo "$out" | grep -q "$UC/$mode, core $UC"; then
+      echo "ok   run $mode -n $n: $ok of $n passed, conduit named $UC, $local_ local procs (bypass $BYPASS)"
     else
-      echo "FAIL run $mode -n $n: exit $rc, $ok of $n passed"; echo "$out" | tail -5; fails=$((fails + 1))
+      echo "FAIL run $mode -n $n: exit $rc, $ok of $n passed, $nlocal of $n with $local_ local procs (bypass $BYPASS)"
+      echo "$out" | tail -5; fails=$((fails + 1))
     fi
   done
 done

@@ -8,7 +8,8 @@
 # -fsanitize=thread into tests/out/tsan-<conduit>, see below) must report
 # no race on 2 ranks (they share a host: the shared-memory transport), then
 # on 4 ranks in neighbourhoods of 2 (shm and the network at once, the
-# network's hot-path polls throttled: core/gasnetc_wait.c).
+# network's hot-path polls throttled: core/gasnetc_wait.c); in the [noshm]
+# variant (tests/run) on 2 ranks through the network transport only.
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
@@ -33,7 +34,8 @@ if echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o "$tsan/pro
   srcs="$TOP/tools/*.c $TOP/core/gasnetc_*.c $TOP/conduit/$CONDUIT.c $(for d in $tdirs; do echo "$TOP/$d/*.c"; done) $TOP/extended-ref/*.c $TOP/spawner/boot.c $TOP/spawner/boot_gasnetrun.c $TOP/spawner/boot_kvs.c $TOP/spawner/boot_pmi1.c $TOP/spawner/boot_dl.c \
     $TOP/spawner/spawn_proto.c $TOP/common/*.c $TOP/tests/core/t_par.c"
   if $CC $flags $srcs -o "$tsan/t_par" $(pkg-config --libs libuv) -lz 2>"$tsan/build.log"; then
-    for shape in "2 0" "4 2"; do
+    shapes=("2 0" "4 2"); [ "${BYPASS:-on}" = off ] && shapes=("2 1")
+    for shape in "${shapes[@]}"; do
       set -- $shape
       out=$(GASNET_SUPERNODE_MAXSIZE=$2 TSAN_OPTIONS="halt_on_error=0 exitcode=66" setarch -R "$GASNETRUN" -n $1 "$tsan/t_par" 300 2>&1); rc=$?
       races=$(echo "$out" | grep -c 'WARNING: ThreadSanitizer')

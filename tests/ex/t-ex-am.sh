@@ -21,7 +21,8 @@ run() { # label, ranks, env...
 }
 for n in 1 2 4; do run "-n $n" $n; done
 run "-n 2, little room" 2 GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096
-echo "$out" | grep -q ' refused; ' && ! echo "$out" | grep -q ' 0 refused;' \
+# one node refusing is enough: over tcp the other may find its queue drained
+echo "$out" | grep -q ' [1-9][0-9]* refused; ' \
   && echo "GEX_FLAG_IMMEDIATE refused some requests, as room ran out" \
   || echo "SKIPPED PART: no request was refused under little room (the check of refused requests ran on none)"
 [ $fails = 0 ] && echo "t-ex-am: all passed"

@@ -3,7 +3,9 @@
 # (t_ex_sys: the description's sentences, listed at the top of t_ex_sys.c)
 # on 1, 2 and 4 ranks; then on 2 ranks the one misuse the library refuses:
 # gex_EP_QueryBoundSegmentNB without GEX_FLAG_IMMEDIATE inside an AM
-# handler is fatal, with a message naming the call.
+# handler is fatal, with a message naming the call. The ranks share a host:
+# with the bypass on (BYPASS, tests/run) they are one neighbourhood of n,
+# with it off (GASNET_SUPERNODE_MAXSIZE=1) n neighbourhoods of 1.
 # timeout: 90
 # conduits: udp tcp
 set -u
@@ -15,8 +17,13 @@ for n in 1 2 4; do
   out=$("$GASNETRUN" -n "$n" $bin 2>&1); rc=$?
   echo "== -n $n"; echo "$out" | grep '^node 0'
   ok=$(echo "$out" | grep -c 'all GASNet-EX system checks passed')
-  echo "-n $n: expected exit 0 and $n 'all ... passed' lines; got exit $rc and $ok"
-  [ "$rc" = 0 ] && [ "$ok" = "$n" ] || { echo "FAIL: -n $n"; echo "$out" | tail -6; fails=$((fails + 1)); }
+  size=$n nbrhds=1; [ "$BYPASS" = off ] && size=1 nbrhds=$n
+  sized=$(echo "$out" | grep -c "^node [0-9]*: neighbourhood of $size ranks\$")
+  sets=$(echo "$out" | grep -c "^node 0: position across $n ranks: all see $nbrhds neighbourhoods and 1 hosts;")
+  echo "-n $n, bypass $BYPASS: expected exit 0, $n 'all ... passed' lines, $n 'neighbourhood of $size ranks'," \
+    "node 0 'all see $nbrhds neighbourhoods and 1 hosts'; got exit $rc, $ok, $sized, $sets"
+  [ "$rc" = 0 ] && [ "$ok" = "$n" ] && [ "$sized" = "$n" ] && [ "$sets" = 1 ] \
+    || { echo "FAIL: -n $n"; echo "$out" | tail -6; fails=$((fails + 1)); }
 done
 
 echo "== -n 2 misuse"

@@ -3,8 +3,9 @@
 # -Werror), including gasnetex.h and gasnet_vis.h, uses the GASNet-EX AM
 # forms without [M] (the argument count
 # inferred), every category, request and reply, fixed and negotiated
-# payload, with 0 to 16 arguments, and a VIS put and get; run on one rank
-# (every AM loops back).
+# payload, with 0 to 16 arguments; gasnet_ratomic.h (one FADD of each
+# type) and gasnet_vis.h (a VIS put and get); run on one rank (every AM
+# loops back).
 # timeout: 60
 set -u
 cd "$TOP/tests/ex" || exit 1

@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 420
 # conduits: udp tcp
+# bypass: on
 # t-ex-vis.sh - VIS (gasnet_vis.h): t_ex_vis (GASNet-EX) and t_ex_vis_g1
 # (the same model check through GASNet-1's calls, compiled against gasnet.h)
 # check random vector, indexed and strided puts and gets, shaped
@@ -9,7 +10,8 @@
 # ranks with the segments shared (the default: memmove), not shared
 # (GASNET_SUPERNODE_MAXSIZE=1: packed AMs), and mixed (neighbourhoods of 2
 # on 4 ranks); on udp under 10% loss and 5% duplicates; once under
-# valgrind (udp, skipped without it). Then each misuse of
+# valgrind (udp, skipped without it). It sets the bypass for each run
+# itself (hence "# bypass: on": one variant per conduit). Then each misuse of
 # t_ex_vis_misuse must end the job with its message.
 set -u
 . "$TOP/tests/lib/conduit.sh"

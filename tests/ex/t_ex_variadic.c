@@ -5,13 +5,15 @@
  * count"), compiled as a strict ISO C99 client (-std=c99 -pedantic
  * -Werror, tests/ex/Makefile.inc) and run on one rank: every category and
  * direction with 0, 1, 3 and 16 arguments reaches a handler registered for
- * that count with the values sent. It includes gasnet_vis.h too, and one
- * strided put (a 2x2 transpose onto itself) and one vector get go
- * through it.
+ * that count with the values sent. gasnet_ratomic.h compiles there too:
+ * one FADD of each type on the rank's own segment.
+ * gasnet_vis.h too: one strided put (a 2x2 transpose onto itself) and
+ * one vector get.
  */
 #include <stdio.h>
 #include <string.h>
 #include "gasnetex.h"
+#include "gasnet_ratomic.h"
 #include "gasnet_vis.h"
 #include "../lib/t_check.h"
 
@@ -96,13 +98,39 @@ int main(int argc, char **argv) {
   printf("node %u: %d handlers ran through the forms without [M], %d wrong arguments "
          "(want 12 and 0)\n", (unsigned)me, calls, bad);
   T_EXPECT(calls == 12 && bad == 0, "the [M]-less forms");
+  gex_AD_t ad[6];
+  const gex_DT_t dts[6] = { GEX_DT_I32, GEX_DT_U32, GEX_DT_I64, GEX_DT_U64, GEX_DT_FLT, GEX_DT_DBL };
+  for (int i = 0; i < 6; i++) gex_AD_Create(&ad[i], tm, dts[i], GEX_OP_FADD, 0);
+  int32_t i32 = 0;
+  uint32_t u32 = 0;
+  int64_t i64 = 0;
+  uint64_t u64 = 0;
+  float f = 0;
+  double d = 0;
+  void *slot = dst + 64; /* 8-byte aligned, 0 after the Longs */
+  memset(slot, 0, 8);
+  gex_Event_Wait(gex_AD_OpNB_I32(ad[0], &i32, me, slot, GEX_OP_FADD, 1, 0, 0));
+  gex_Event_Wait(gex_AD_OpNB_U32(ad[1], &u32, me, slot, GEX_OP_FADD, 1, 0, 0));
+  memset(slot, 0, 8);
+  gex_Event_Wait(gex_AD_OpNB_I64(ad[2], &i64, me, slot, GEX_OP_FADD, 1, 0, 0));
+  gex_Event_Wait(gex_AD_OpNB_U64(ad[3], &u64, me, slot, GEX_OP_FADD, 1, 0, 0));
+  memset(slot, 0, 8);
+  T_CHECK(gex_AD_OpNBI_FLT(ad[4], &f, me, slot, GEX_OP_FADD, 1.5f, 0, 0));
+  memset(slot, 0, 8);
+  T_CHECK(gex_AD_OpNBI_DBL(ad[5], &d, me, slot, GEX_OP_FADD, 2.5, 0, 0));
+  T_CHECK(gex_AD_OpNBI_DBL(ad[5], &d, me, slot, GEX_OP_FADD, 2.5, 0, 0));
+  gex_NBI_Wait(GEX_EC_RMW, 0);
+  T_EXPECT(i32 == 0 && u32 == 1 && i64 == 0 && u64 == 1 && f == 0 && d == 2.5,
+           "gasnet_ratomic.h: fetched %d %u %lld %llu %g %g", (int)i32, (unsigned)u32,
+           (long long)i64, (unsigned long long)u64, (double)f, d);
+  for (int i = 0; i < 6; i++) gex_AD_Destroy(ad[i]);
   { /* gasnet_vis.h in a strict client: a transpose, then a vector get back */
     uint32_t m[4] = { 1, 2, 3, 4 }, back[4] = { 0, 0, 0, 0 };
     size_t count[2] = { 2, 2 };
     ptrdiff_t rows[2] = { 4, 8 }, cols[2] = { 8, 4 };
-    gex_Memvec_t d[2] = { { back, 8 }, { back + 2, 8 } }, s[1] = { { dst, 16 } };
+    gex_Memvec_t dv[2] = { { back, 8 }, { back + 2, 8 } }, sv[1] = { { dst, 16 } };
     T_EXPECT(gex_VIS_StridedPutBlocking(tm, me, dst, cols, m, rows, 4, count, 2, 0) == 0, "VIS put");
-    gex_Event_Wait(gex_VIS_VectorGetNB(tm, 2, d, me, 1, s, 0));
+    gex_Event_Wait(gex_VIS_VectorGetNB(tm, 2, dv, me, 1, sv, 0));
     printf("node %u: gasnet_vis.h: a transposed 2x2 put read back as %u %u %u %u (want 1 3 2 4)\n",
            (unsigned)me, back[0], back[1], back[2], back[3]);
     T_EXPECT(back[0] == 1 && back[1] == 3 && back[2] == 2 && back[3] == 4, "VIS transpose");

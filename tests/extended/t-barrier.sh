@@ -7,15 +7,18 @@
 # Every node gets the prescribed result, barriers separate phases, and
 # gasnet_barrier_try returns GASNET_ERR_NOT_READY until every node has
 # notified. The barrier combines by neighbourhood (gasnete_barrier.c):
-# 8 ranks are one neighbourhood (a leader and 7 neighbours); 3, 5, 6, 7
-# ranks are cut into neighbourhoods of 2 or 3 (GASNET_SUPERNODE_MAXSIZE:
-# several leaders, odd counts, a leader alone); 4 ranks flat
-# (GASNET_BARRIER_BY_HOST=0).
+# 8 ranks are one neighbourhood (a leader and 7 neighbours); 3 ranks in
+# neighbourhoods of 2 (2 leaders, one alone) and 7 in neighbourhoods of 3
+# (3 leaders: an odd count, one alone) by GASNET_SUPERNODE_MAXSIZE; 4 ranks
+# flat (GASNET_BARRIER_BY_HOST=0).
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
 fails=0
-for shape in 1 2 4 8 3:2 5:2 6:3 7:3 4:flat; do
+shapes="1 2 4 8 3:2 7:3 4:flat"
+# With the bypass off every rank leads itself: the shapes would repeat the default run's.
+[ "${BYPASS:-on}" = off ] && shapes="1 2 4 8"
+for shape in $shapes; do
   n=${shape%%:*} how=${shape#*:} env=()
   case "$shape" in
     *:flat) env=(GASNET_BARRIER_BY_HOST=0) ;;

@@ -8,6 +8,7 @@
  *                        node; supernode numbers dense in order of each
  *                        supernode's lowest node, all of its nodes on
  *                        one host (the shared-memory neighbourhood);
+ *                        node 0 prints both tables for the script;
  *   varargs AMs          gasnet_AMRequest{Short,Medium,Long}(..., numargs,
  *                        ...) and the Reply forms, M = 0..16, arguments and
  *                        payload checked in the handlers;
@@ -113,11 +114,13 @@ static void test_nodeinfo(gasnet_node_t me, gasnet_node_t n) {
   gasnet_coll_broadcast(GASNET_TEAM_ALL, root, 0, root, n * sizeof *root,
                         GASNET_COLL_IN_ALLSYNC | GASNET_COLL_OUT_ALLSYNC | GASNET_COLL_LOCAL);
   T_EXPECT(!memcmp(root, ni, n * sizeof *ni), "node 0's node table differs from mine");
-  printf("node %u: nodeinfo: host %u of %u hosts\n", (unsigned)me, (unsigned)ni[me].host,
-         (unsigned)next);
+  printf("node %u: nodeinfo: host %u of %u hosts, supernode %u of %u\n", (unsigned)me,
+         (unsigned)ni[me].host, (unsigned)next, (unsigned)ni[me].supernode, (unsigned)next_sn);
   if (me == 0) {
     printf("node 0: host table:");
     for (gasnet_node_t i = 0; i < n; i++) printf(" %u", (unsigned)ni[i].host);
+    printf("\nnode 0: supernode table:");
+    for (gasnet_node_t i = 0; i < n; i++) printf(" %u", (unsigned)ni[i].supernode);
     printf("\n");
   }
   free(ni); free(root); free(sn_host);

@@ -2,6 +2,7 @@
 # t-version.sh - what client configure scripts check, on the installed tree:
 # timeout: 90
 # conduits: udp tcp
+# bypass: on  (it starts no job: nothing to run with the bypass off)
 #  1. a program compiled against the installed gasnet_config.h (alone, and
 #     through gasnet.h) with `#if` on GASNET_RELEASE_VERSION_MAJOR/MINOR/PATCH
 #     accepts ">= 1.18.0" (GASNet-1-era clients), ">= 2000.0.0" (any GASNet-EX

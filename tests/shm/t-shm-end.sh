@@ -3,6 +3,7 @@
 # however it ends, no process is left and nothing new is in /dev/shm or /tmp.
 # timeout: 120
 # conduits: udp tcp
+# bypass: on (ends jobs whose ranks share memory: the bypass's own test)
 #
 # 3 ranks of one host (t_exit: segments and shm regions are memfds, mapped
 # by the neighbours) end by: a normal gasnet_exit(0) after barriers and a

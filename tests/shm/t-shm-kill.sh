@@ -1,13 +1,14 @@
 #!/bin/bash
+# timeout: 60
+# conduits: udp tcp
+# bypass: on
 # t-shm-kill.sh - a rank killed with SIGKILL while the others wait on it
 # (t_exit kill: node 0 blocked for its reply, the others polling) over
 # shared memory: the job ends with a message naming it and a non-zero
 # exit: the others' "lost node 2 (exited)" (they see its exit through a
 # pidfd), or the launcher's, when it tears the job down first; no process
 # survives and nothing is left in /dev/shm or /tmp (the regions are
-# memfds: nothing has a name).
-# timeout: 60
-# conduits: udp tcp
+# memfds: nothing has a name). The bypass's own test: only with it on.
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/hang.sh"

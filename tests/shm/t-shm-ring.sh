@@ -1,12 +1,14 @@
 #!/bin/bash
+# timeout: 120
+# conduits: udp tcp
+# bypass: on
 # t-shm-ring.sh - the shared-memory rings full all the time
 # (GASNET_SHM_RING=4096, the least: a quarter ring per fragment): every
 # frame larger than 800 bytes goes in fragments, requests are refused
 # (-EAGAIN) and replies wait in the overflow queue, and every message of
 # t_amstress (4 ranks, every reply verified) and t_ex_am must still arrive
 # exactly once (the programs verify it; the counters may miss the exit's).
-# timeout: 120
-# conduits: udp tcp
+# The bypass's own test (with it off there are no rings): only with it on.
 # (The counters are written at gasnet_exit, before the last frames of the
 # exit itself arrive: frames received may fall short of frames sent by a
 # few.)

@@ -2,7 +2,8 @@
 # timeout: 200
 # t-netns-mixed.sh - a job of 2 hosts x 2 ranks mixes shared memory and the
 # network in every test of RMA, AMs and barriers (issue 13). Each program
-# of tests/ex (t_ex_rma, t_ex_am, t_ex_npam, t_ex_npam_par), tests/extended
+# of tests/ex (t_ex_rma, t_ex_am, t_ex_npam, t_ex_npam_par, t_ex_ratomic,
+# t_ex_ratomic_par), tests/extended
 # (t_ext, t_barrier, t_stress, t_stress_parsync, t_par, t_neighbor in its 4
 # modes) and tests/core (t_par) runs, for both conduits (udp, tcp), on
 # ranks 0, 1 in namespace A and 2, 3 in namespace B, started by gasnetrun
@@ -24,7 +25,7 @@ lib=$(cd "$(dirname "$0")/../lib" && pwd)
 netns_require
 sshd_require
 [ -x "${GASNETRUN:-}" ] || mh_fail "launcher not built: GASNETRUN='${GASNETRUN:-}'"
-progs="ex/t_ex_rma ex/t_ex_am ex/t_ex_npam ex/t_ex_npam_par core/t_par extended/t_ext
+progs="ex/t_ex_rma ex/t_ex_am ex/t_ex_npam ex/t_ex_npam_par ex/t_ex_ratomic ex/t_ex_ratomic_par core/t_par extended/t_ext
        extended/t_barrier extended/t_stress extended/t_stress_parsync extended/t_neighbor extended/t_par"
 for p in $progs; do
     for b in "$TOP/tests/$p" "$TOP/tests/${p%/*}/tcp/${p#*/}"; do
@@ -109,6 +110,12 @@ for conduit in udp tcp; do
     [ "$by" = 1 ] || fail "$conduit t_ex_rma: ranks 0 and 1 not one neighbourhood"
 
     mixed_job ex-am 'all GASNet-EX checks passed' "$xbin/t_ex_am"
+
+    # t-ex-ratomic.sh's checks: each rank's counters are hit at once by the
+    # rank itself and its neighbour (CPU atomics on the mapped segment) and
+    # by the other host's two ranks (AMs), also from 4 threads per rank
+    mixed_job ex-ratomic 'all remote atomic checks passed' "$xbin/t_ex_ratomic"
+    mixed_job ex-ratomic-par 'all remote atomic checks passed' "$xbin/t_ex_ratomic_par"
 
     # as t-ex-npam.sh: the core counted every NPAM request committed
     mixed_job ex-npam 'all negotiated-payload checks passed' "$xbin/t_ex_npam"
