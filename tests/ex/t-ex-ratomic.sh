@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 400
 # conduits: udp tcp
+# bypass: on (it runs its own cases with the segments shared, not shared and mixed)
 # t-ex-ratomic.sh - GASNet-EX remote atomics (t_ex_ratomic: a counter on
 # every rank hammered by every rank, FCAS/CAS with one winner a round, every
 # type x opcode against a sequential model, acquire/release; the list is at
