@@ -1,7 +1,7 @@
 #!/bin/bash
 # timeout: 420
 # conduits: udp tcp
-# bypass: on
+# bypass: on (it runs its own cases with the segments shared, not shared and mixed)
 # t-ex-vis.sh - VIS (gasnet_vis.h): t_ex_vis (GASNet-EX) and t_ex_vis_g1
 # (the same model check through GASNet-1's calls, compiled against gasnet.h)
 # check random vector, indexed and strided puts and gets, shaped
