@@ -13,7 +13,8 @@
  * after every poll that finds nothing (gasnetc_block_step), which costs
  * nothing when no one else wants the core. 8 nodes in a barrier on 2 cores
  * (tests/bench/ext_bench): 870 us spinning, 450 us sleeping at once, 300 us
- * polling politely.
+ * polling politely. Elsewhere a spinning node still yields now and then: the
+ * kernel may yet run two nodes on one CPU (gasnetc_poll.c).
  *
  * Nodes share CPUs when their kernels have the same boot id
  * (/proc/sys/kernel/random/boot_id): network namespaces and containers on

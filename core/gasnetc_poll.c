@@ -10,8 +10,9 @@
  *   3. BLOCKUNTIL only: after GASNET_SPIN_USEC of finding nothing (state->mode
  *      may say never, or at once), sleep in the one wait of all transports
  *      (gasnetc_wait.c; at most GASNETC_BLOCK_SLICE_MS), then go round
- *      again; before that, on an overcommitted host, yield the CPU after
- *      each empty poll (gasnetc_host.c);
+ *      again; before that, yield the CPU while spinning: after each empty
+ *      poll on an overcommitted host (gasnetc_host.c), else now and then
+ *      (gasnetc_spin_yield);
  *   4. honour an exit requested by another node (spec 2.1.0.5).
  * Loopback messages never wait here: they run inside the sending call.
  */
@@ -34,6 +35,38 @@
 #else
 #define GASNETC_BLOCK_SLICE_MS 1
 #endif
+
+/* A spinning thread yields the CPU now and then, even with a CPU per node.
+ * When other work keeps the other CPUs busy, the kernel runs a woken process
+ * on the waker's CPU: the node our request woke then waits behind our spin
+ * for its reply until GASNET_SPIN_USEC ends and we sleep, and it does the
+ * same to us. Each round trip cost two whole spins (blocking 4 KiB puts over
+ * UDP, both ranks on one CPU: 20 MB/s, not 300), and the pair stayed on one
+ * CPU, each waking the other there. A yield that comes back late gave the
+ * CPU to someone: yield again GASNETC_SPIN_YIELD_MIN_NS later. One that
+ * comes back at once (a system call, ~0.4 us) found nobody waiting: double
+ * the period, up to GASNETC_SPIN_YIELD_MAX_NS, so that a thread alone on its
+ * CPU rarely yields and a round trip's wait not at all. */
+#define GASNETC_SPIN_YIELD_MIN_NS 1000u
+#define GASNETC_SPIN_YIELD_MAX_NS 64000u
+#define GASNETC_SPIN_YIELD_BUSY_NS 2000u /* a yield this long ran someone else */
+static GASNETC_TLS uint64_t gasnetc_spin_yield_at; /* this thread's next yield */
+static GASNETC_TLS uint64_t gasnetc_spin_period = GASNETC_SPIN_YIELD_MIN_NS;
+
+/* After an empty poll of a spinning thread (fresh: the first of this wait). */
+static void gasnetc_spin_yield(uint64_t now, int fresh) {
+  if (gasnetc_g.polite) { /* a crowded host: after every empty poll */
+    sched_yield();
+    return;
+  }
+  if (fresh) gasnetc_spin_yield_at = now + gasnetc_spin_period;
+  if (now < gasnetc_spin_yield_at) return;
+  sched_yield();
+  uint64_t after = gasneti_now_ns();
+  if (after - now > GASNETC_SPIN_YIELD_BUSY_NS) gasnetc_spin_period = GASNETC_SPIN_YIELD_MIN_NS;
+  else if (gasnetc_spin_period < GASNETC_SPIN_YIELD_MAX_NS) gasnetc_spin_period *= 2;
+  gasnetc_spin_yield_at = after + gasnetc_spin_period;
+}
 
 static void gasnetc_poll_check_context(const char *fname) {
   const gasnetc_thread_t *th = &gasnetc_thread;
@@ -64,7 +97,7 @@ void gasnetc_block_step(gasnetc_block_t *state) {
                (state->mode != GASNETC_BLOCK_SLEEP &&
                 (fresh || now - state->idle_since_ns < gasnetc_g.spin_ns));
     if (spin) {
-      if (gasnetc_g.polite) sched_yield();
+      gasnetc_spin_yield(now, fresh);
     } else {
       /* A remote exit is acted on at a poll point once its linger is over:
        * come back for it even when nothing else will wake us. */

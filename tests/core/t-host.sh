@@ -9,6 +9,11 @@
 #   -n 8                8 nodes, nproc CPUs; polite iff 8 > nproc
 #   taskset -c 0, -n 4  4 nodes pinned to one CPU: 1 CPU, polite
 # each running t_exit's barrier-then-exit, whose data and lines are checked.
+# And a node that spins still yields the CPU now and then (core/gasnetc_poll.c):
+#   t_spin, -n 2        2 nodes pin themselves to one CPU after gasnet_init
+#                       (not polite), and node 0's 2000 round trips to node 1
+#                       cost fewer than 500 sleeps in the one wait (core.waits)
+#                       per node; spinning without yields, about one each
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
@@ -43,5 +48,15 @@ run() {
 run "-n 2 on $ncpu CPUs" 2 "$ncpu" $(( 2 > ncpu ? 1 : 0 )) env
 run "-n 8 on $ncpu CPUs" 8 "$ncpu" $(( 8 > ncpu ? 1 : 0 )) env
 run "taskset -c 0, -n 4" 4 1 1 taskset -c 0
+
+rm -f "$tmp"/st.*
+out=$(GASNET_STATSFILE="$tmp/st" "$GASNETRUN" -n 2 ./t_spin 2000 2>&1); rc=$?
+trips=$(echo "$out" | sed -n 's/^node 0: on CPU [0-9]*, \([0-9]*\) round trips$/\1/p')
+waits="$(sed -n 's/^core.waits //p' "$tmp/st.0" 2>/dev/null)/$(sed -n 's/^core.waits //p' "$tmp/st.1" 2>/dev/null)"
+echo "t_spin, -n 2 on one CPU: expected exit 0, 2000 round trips, fewer than 500 waits per node; got exit $rc, ${trips:-no} round trips, waits $waits"
+if [ "$rc" != 0 ] || [ "$trips" != 2000 ] || ! check 2 "$ncpu" $(( 2 > ncpu ? 1 : 0 )) ||
+   ! awk -v w="$waits" 'BEGIN { n = split(w, a, "/"); exit !(n == 2 && a[1] != "" && a[2] != "" && a[1] < 500 && a[2] < 500) }'; then
+  echo "FAIL: t_spin"; echo "$out" | tail -5 | sed 's/^/     | /'; fails=$((fails + 1))
+fi
 [ $fails = 0 ] && echo "t-host: all passed"
 exit $fails
