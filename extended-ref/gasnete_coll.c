@@ -27,10 +27,7 @@
 #include "gasnete_internal.h"
 #include "gasnet_coll.h"
 
-struct gasnete_coll_team {
-  int id; /* 0: all nodes */
-};
-struct gasnete_coll_team gasnete_coll_team_all = { 0 };
+gasnet_team_handle_t gasnete_coll_team_all; /* set by gasnete_connect */
 
 enum { GASNETE_SYNC_IN = 0, GASNETE_SYNC_OUT = 1 };
 enum { GASNETE_SYNC_ARRIVE = 0, GASNETE_SYNC_RELEASE = 1 };
@@ -187,7 +184,7 @@ static int gasnete_one_bit(int v) { return v && !(v & (v - 1)); }
 static void gasnete_coll_check(const char *fname, gasnet_team_handle_t team, int flags) {
   if (!gasnete_g.attached) gasnetc_not_ready(fname, 1);
   if (!gasnete_coll.inited) gasnete_fatal("%s: called before gasnet_coll_init", fname);
-  if (team != GASNET_TEAM_ALL)
+  if (!team || team != gasnete_g.tm0)
     gasnete_fatal("%s: team %p is not GASNET_TEAM_ALL, the only team", fname, (void *)team);
   int in = flags & (GASNET_COLL_IN_NOSYNC | GASNET_COLL_IN_MYSYNC | GASNET_COLL_IN_ALLSYNC);
   int out = flags & (GASNET_COLL_OUT_NOSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_OUT_ALLSYNC);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "gasnete_internal.h"
+#include "gasnet_coll.h"
 #include "gasneti_env.h"
 
 #define GASNETE_PIPELINE_DEFAULT (4u << 20)
@@ -58,6 +59,7 @@ static void gasnete_connect(void) {
   gasnete_g.nodes = gasnet_nodes();
   gex_EP_t ep;
   gasnet_QueryGexObjects(NULL, &ep, &gasnete_g.tm0, NULL);
+  gasnete_coll_team_all = gasnete_g.tm0;
   gasnete_g.pair = gex_TM_Pair(ep, 0);
   gasnete_g.pipeline_bytes = gasnete_parse_bytes(
       "GASNET_EXT_PIPELINE_BYTES", gasnet_getenv("GASNET_EXT_PIPELINE_BYTES"),

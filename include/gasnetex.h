@@ -202,6 +202,39 @@ gex_Rank_t gex_TM_QueryRank(gex_TM_t tm);
 gex_Rank_t gex_TM_QuerySize(gex_TM_t tm);
 /* A TM-pair names (local EP, remote EP index) for point-to-point calls. */
 gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index);
+
+/* Team construction and destruction (the description, "Operations on
+ * gex_TM_t"; extended-ref/gasnete_team.c). Collective over parent_tm, over
+ * AM-based collectives of the parent; team ids are unique in the job.
+ * Split: members with the same color form a team, ordered by key, ties by
+ * parent rank; a NULL new_tm_p takes part without joining. Create: every
+ * caller names its team's members in rank order (parent ranks, or job
+ * ranks with GEX_FLAG_RANK_IS_JOBRANK; EP index 0: one EP per process).
+ * Scratch: optional here (collectives keep their buffers in private
+ * memory); given, it must lie in the caller's bound segment and is
+ * returned by gex_TM_Destroy. The GEX_FLAG_TM_SCRATCH_SIZE_* flags turn
+ * Split/Create into the collective query of the recommended size. */
+#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 25)
+#define GEX_FLAG_TM_SCRATCH_SIZE_MIN         ((gex_Flags_t)1u << 26) /* deprecated */
+#define GEX_FLAG_TM_GLOBAL_SCRATCH           ((gex_Flags_t)1u << 27) /* gex_TM_Create */
+#define GEX_FLAG_TM_LOCAL_SCRATCH            ((gex_Flags_t)1u << 28) /* gex_TM_Create */
+#define GEX_FLAG_TM_SYMMETRIC_SCRATCH        ((gex_Flags_t)1u << 29) /* gex_TM_Create */
+#define GEX_FLAG_TM_NO_SCRATCH               ((gex_Flags_t)1u << 30)
+#define GEX_FLAG_SCRATCH_SEG_OFFSET          ((gex_Flags_t)1u << 31)
+#define GEX_FLAG_GLOBALLY_QUIESCED           ((gex_Flags_t)1u << 1)  /* gex_TM_Destroy */
+size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
+                    void *scratch_addr, size_t scratch_size, gex_Flags_t flags);
+size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
+                     gex_EP_Location_t *args, size_t numargs, gex_Addr_t *scratch_addrs,
+                     size_t scratch_size, gex_Flags_t flags);
+/* Collective over tm (not the primordial team); 1 when *scratch_p got the
+ * scratch the client gave at construction. */
+int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags);
+/* No communication: each team holds its members' job ranks and a sorted
+ * reverse index. JobrankToRank: GEX_RANK_INVALID when not a member. */
+gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank);
+gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank);
+gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags);
 gex_Client_t gex_EP_QueryClient(gex_EP_t ep);
 gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep);
 gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep);
@@ -506,10 +539,11 @@ extern void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags);
 extern void gex_NBI_BeginAccessRegion(gex_Flags_t flags);
 extern gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
 
-/* ---- collectives: the barrier of the primordial team -------------------------------------
- * Several may be in flight; each completes when every rank has called it
- * (the same number of times). Not concurrent with a GASNet-1 barrier (the
- * description, "Collectives"). flags must be 0. */
+/* ---- collectives: the barrier (the others are in gasnet_coll.h) ---------------------------
+ * On any team. Several may be in flight; each completes when every member
+ * has called it (the same number of times). On the primordial team not
+ * concurrent with a GASNet-1 barrier (the description, "Collectives").
+ * flags must be 0. */
 extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
 
 /* ---- system queries --------------------------------------------------------------- */
