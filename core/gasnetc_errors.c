@@ -51,7 +51,9 @@ int gasnetc_setup_failed(int rc, const char *call, const char *fmt, ...) {
 }
 
 void gasnetc_not_ready(const char *fname, int need_attach) {
-  const char *need = need_attach ? "gasnet_attach" : "gasnet_init";
+  /* After gasnet_init a call that needs the objects gex_Client_Init makes
+   * (teams, collectives) waits for gasnet_attach, which makes them there. */
+  const char *need = need_attach || gasnetc_g.inited ? "gasnet_attach" : "gasnet_init";
   if (gasnetc_g.failed_call)
     gasnetc_fatal("%s: called after %s failed (%s); after a failed %s only "
                   "gasnet_exit may be called", fname, gasnetc_g.failed_call,
