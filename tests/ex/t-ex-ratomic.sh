@@ -35,6 +35,8 @@ for n in 2 3 4; do
   run "-n $n, no shared memory" ./t_ex_ratomic $n GASNET_SUPERNODE_MAXSIZE=1
 done
 run "-n 3, neighbourhoods of 2 (ranks 0-1, 2)" ./t_ex_ratomic 3 GASNET_SUPERNODE_MAXSIZE=2
+run "-n 3, a split team in reverse order, neighbourhoods of 2" ./t_ex_ratomic 3 \
+  GASNET_SUPERNODE_MAXSIZE=2 T_RA_TEAM=reverse T_RA_OPS=300
 run "-n 4, neighbourhoods of 2 (ranks 0-1, 2-3)" ./t_ex_ratomic 4 GASNET_SUPERNODE_MAXSIZE=2
 run "PAR, 4 threads, -n 2, segments shared" ./t_ex_ratomic_par 2
 run "PAR, 4 threads, -n 4, neighbourhoods of 2" ./t_ex_ratomic_par 4 GASNET_SUPERNODE_MAXSIZE=2 T_RA_OPS=500
