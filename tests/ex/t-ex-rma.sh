@@ -55,7 +55,7 @@ misuse nbi-in-region "gex_NBI_Wait: called inside an access region"
 misuse val-size "gex_RMA_PutBlockingVal: nbytes = 9; value operations need 0 < nbytes <= SIZEOF_GEX_RMA_VALUE_T"
 misuse am-defer "gex_AM_RequestMedium0: lc_opt is GEX_EVENT_DEFER"
 misuse am-seg-flag "gex_AM_RequestMedium0: flags 0x2000 include GEX_FLAG_LC_COPY_* or GEX_FLAG_*_SEG_*, which the description marks [UNIMPLEMENTED]"
-misuse barrier-pair "gex_Coll_BarrierNB: tm"
+misuse barrier-pair "gex_Coll_BarrierNB: a TM-pair is not a team"
 misuse barrier-overlap "gex_Coll_BarrierNB: a GASNet-1 barrier is in progress"
 [ $fails = 0 ] && echo "t-ex-rma: all passed"
 exit $fails
