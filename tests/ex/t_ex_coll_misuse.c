@@ -50,6 +50,8 @@ int main(int argc, char **argv) {
     gex_TM_Split(&dead, tm, 0, 0, NULL, 0, GEX_FLAG_TM_NO_SCRATCH);
     gex_TM_Destroy(dead, NULL, 0);
   }
+  gex_TM_t live = GEX_TM_INVALID;
+  if (!strcmp(c, "destroy-in-flight")) gex_TM_Split(&live, tm, 0, 0, NULL, 0, GEX_FLAG_TM_NO_SCRATCH);
   if (!strcmp(c, "none")) { /* the correct calls, on every rank */
     gex_Event_Wait(gex_Coll_BroadcastNB(tm, 0, &dst, &src, 8, 0));
     gex_Event_Wait(gex_Coll_ReduceToAllNB(tm, &dst, &src, GEX_DT_U64, 8, 1, GEX_OP_USER, user_fn,
@@ -97,6 +99,16 @@ int main(int argc, char **argv) {
   if (!strcmp(c, "scratch-outside"))
     gex_TM_Split(&t, tm, 0, 0, heap, sizeof heap, 0);
   if (!strcmp(c, "destroyed")) gex_Coll_BroadcastNB(dead, 0, &dst, &src, 8, 0);
+  if (!strcmp(c, "destroy-in-flight")) { /* the others never join: it stays in flight */
+    gex_Coll_ReduceToAllNB(live, &dst, &src, GEX_DT_U64, 8, 1, GEX_OP_ADD, NULL, NULL, 0);
+    gex_TM_Destroy(live, NULL, 0);
+  }
+  if (!strcmp(c, "scratch-size-0"))
+    gex_TM_Split(&t, tm, 0, 0, gex_Segment_QueryAddr(seg), 0, 0);
+  if (!strcmp(c, "create-no-scratch-kind")) {
+    gex_EP_Location_t self = { 0, 0 };
+    gex_TM_Create(&t, 1, tm, &self, 1, NULL, 0, 0);
+  }
   for (gex_Rank_t k = 1; k < n; k++) T_CHECK(gex_AM_RequestShort0(tm, k, H_DONE, 0));
   printf("node 0: misuse case %s: no error\n", c);
   gasnet_exit(0);
