@@ -48,7 +48,7 @@ static gasnetc_ep_t *gasnetc_tm_ep(gex_TM_t tm) {
 
 gex_Client_t gex_TM_QueryClient(gex_TM_t tm) { return gasnetc_tm_ep(tm)->client; }
 gex_EP_t gex_TM_QueryEP(gex_TM_t tm) { return gasnetc_tm_ep(tm); }
-gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) { (void)tm; return 0; }
+gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) { return gasnetc_tm_is_pair(tm) ? 0 : tm->flags; }
 gex_Rank_t gex_TM_QueryRank(gex_TM_t tm) {
   return gasnetc_tm_is_pair(tm) ? gasnetc_g.mynode : tm->rank;
 }
@@ -60,6 +60,46 @@ void gex_TM_SetCData(gex_TM_t tm, const void *val) {
   tm->cdata = (void *)val;
 }
 void *gex_TM_QueryCData(gex_TM_t tm) { return gasnetc_tm_is_pair(tm) ? NULL : tm->cdata; }
+
+/* Translations: no communication, the team holds its members' job ranks. */
+static gasnetc_team_t *gasnetc_tm_team(gex_TM_t tm, const char *fname) {
+  if (GASNETC_UNLIKELY(!tm || gasnetc_tm_is_pair(tm)))
+    gasnetc_fatal("%s: %s is not a team (the description: a TM-pair is not valid for gex_TM_ "
+                  "calls)", fname, tm ? "a TM-pair" : "GEX_TM_INVALID");
+  return tm;
+}
+
+gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
+  return gasnetc_tm_jobrank(gasnetc_tm_team(tm, "gex_TM_TranslateRankToJobrank"), rank,
+                            "gex_TM_TranslateRankToJobrank");
+}
+
+gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
+  const char *fname = "gex_TM_TranslateJobrankToRank";
+  gasnetc_team_t *t = gasnetc_tm_team(tm, fname);
+  if (GASNETC_UNLIKELY(jobrank >= gasnetc_g.nodes))
+    gasnetc_fatal("%s: job rank %u does not exist (the job has %u)", fname, (unsigned)jobrank,
+                  (unsigned)gasnetc_g.nodes);
+  if (!t->byjob) return jobrank < t->size ? jobrank : GEX_RANK_INVALID;
+  size_t lo = 0, hi = t->size; /* binary search of byjob by job rank */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    gex_Rank_t j = t->jobrank[t->byjob[mid]];
+    if (j == jobrank) return t->byjob[mid];
+    if (j < jobrank) lo = mid + 1;
+    else hi = mid;
+  }
+  return GEX_RANK_INVALID;
+}
+
+gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags) {
+  const char *fname = "gex_TM_TranslateRankToEP";
+  if (GASNETC_UNLIKELY(flags))
+    gasnetc_fatal("%s: flags %#x: the description reserves them; pass 0", fname,
+                  (unsigned)flags);
+  gex_EP_Location_t loc = { gasnetc_tm_jobrank(gasnetc_tm_team(tm, fname), rank, fname), 0 };
+  return loc;
+}
 
 /* ---- clients, endpoints, segments: queries and CData ------------------------ */
 

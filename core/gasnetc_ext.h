@@ -24,22 +24,31 @@ typedef struct gasnetc_extension {
   void (*attach)(void);
 } gasnetc_extension_t;
 
-/* A team: an ordered set of ranks. Its id travels in collective AMs, so
- * teams can be added without a wire change; id 0 is the primordial team
- * (every rank, in job order). */
+/* A team: an ordered set of ranks. Its id travels in collective AMs and is
+ * unique in the job (extended-ref/gasnete_team.c makes them); id 0 is the
+ * primordial team (every rank, in job order). */
 typedef struct gasnetc_team {
   uint32_t id;
   gasnet_node_t rank, size;
   const gasnet_node_t *jobrank;        /* [size]; NULL: rank i is job rank i */
+  const gasnet_node_t *byjob;          /* [size] ranks by increasing job rank; NULL as above */
+  gex_Flags_t flags;                   /* given at creation (gex_TM_QueryFlags) */
   struct gasnetc_ep *ep;               /* the local member's endpoint */
-  void *coll;                          /* the extended API's state for it */
+  void *coll;                          /* the collectives engine's state for it */
+  void *barrier;                       /* its barrier (extended-ref/gasnete_barrier.c) */
   void *cdata;                         /* gex_TM_SetCData */
+  gex_Memvec_t scratch;                /* the client's scratch, {NULL, 0} if none */
+  struct gasnetc_team *next;           /* the registry */
 } gasnetc_team_t;
 
-/* The team with this id, or NULL when this rank has none such. */
+/* The team with this id, or NULL when this rank has none such. Any thread,
+ * handlers too. */
 gasnetc_team_t *gasnetc_team_lookup(uint32_t id);
 /* The primordial team (id 0): every rank, in job order. */
 gasnetc_team_t *gasnetc_team_primordial(void);
+/* Make tm known to gasnetc_team_lookup, or forget it. */
+void gasnetc_team_register(gasnetc_team_t *tm);
+void gasnetc_team_unregister(gasnetc_team_t *tm);
 /* Team rank -> job rank. */
 static inline gasnet_node_t gasnetc_team_jobrank(const gasnetc_team_t *tm, gasnet_node_t r) {
   return tm->jobrank ? tm->jobrank[r] : r;

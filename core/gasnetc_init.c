@@ -153,8 +153,33 @@ static void gasnetc_objects_init(void) {
     gasnetc_fatal("gasnet_init: cannot create the epoll set of the wait");
 }
 
+/* The teams besides tm0, guarded by a lock: handlers look teams up on
+ * whatever thread polls while a client thread makes or destroys one. */
+static gasnet_hsl_t gasnetc_teams_lock = GASNET_HSL_INITIALIZER;
+static gasnetc_team_t *gasnetc_teams;
+
 gasnetc_team_t *gasnetc_team_lookup(uint32_t id) {
-  return id == gasnetc_g.tm0.id ? &gasnetc_g.tm0 : NULL;
+  if (id == gasnetc_g.tm0.id) return &gasnetc_g.tm0;
+  gasnet_hsl_lock(&gasnetc_teams_lock);
+  gasnetc_team_t *tm = gasnetc_teams;
+  while (tm && tm->id != id) tm = tm->next;
+  gasnet_hsl_unlock(&gasnetc_teams_lock);
+  return tm;
+}
+
+void gasnetc_team_register(gasnetc_team_t *tm) {
+  gasnet_hsl_lock(&gasnetc_teams_lock);
+  tm->next = gasnetc_teams;
+  gasnetc_teams = tm;
+  gasnet_hsl_unlock(&gasnetc_teams_lock);
+}
+
+void gasnetc_team_unregister(gasnetc_team_t *tm) {
+  gasnet_hsl_lock(&gasnetc_teams_lock);
+  gasnetc_team_t **pp = &gasnetc_teams;
+  while (*pp && *pp != tm) pp = &(*pp)->next;
+  if (*pp) *pp = tm->next;
+  gasnet_hsl_unlock(&gasnetc_teams_lock);
 }
 
 gasnetc_team_t *gasnetc_team_primordial(void) { return &gasnetc_g.tm0; }

@@ -46,8 +46,9 @@
  * with a release store of the phase number.
  */
 #include <stdlib.h>
+#include <string.h>
 
-#include "gasnete_internal.h"
+#include "gasnete_coll_internal.h"
 
 #define GASNETE_BARRIER_MAX_ROUNDS 32
 /* Barriers in flight per rank: enough for a client that overlaps a few
@@ -79,7 +80,7 @@ typedef struct {
   gasnete_bstate_t acc; /* what we know so far */
 } gasnete_binst_t;
 
-/* One team's barrier (its gasnetc_team_t.coll). Ranks are team ranks. */
+/* One team's barrier (its gasnetc_team_t.barrier). Ranks are team ranks. */
 typedef struct gasnete_barrier {
   gasnetc_team_t *team;
   /* The hierarchy (gasnete_bhierarchy). */
@@ -103,6 +104,7 @@ typedef struct gasnete_barrier {
 } gasnete_barrier_t;
 
 static gasnete_barrier_t gasnete_b0; /* the primordial team's */
+static int gasnete_by_host = 1;       /* GASNET_BARRIER_BY_HOST */
 
 static void *gasnete_balloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size);
@@ -146,24 +148,48 @@ static void gasnete_bhierarchy(gasnete_barrier_t *b, int by_host) {
 }
 
 void gasnete_barrier_attach(void) {
-  gasnete_b0.team = gasnetc_team_primordial();
-  gasnete_b0.team->coll = &gasnete_b0;
   const char *v = gasnet_getenv("GASNET_BARRIER_BY_HOST");
-  int by_host = 1;
   if (v && *v) {
     if ((v[0] != '0' && v[0] != '1') || v[1])
       gasnete_fatal("GASNET_BARRIER_BY_HOST='%s': 1 (combine by host, the default) or 0", v);
-    by_host = v[0] == '1';
+    gasnete_by_host = v[0] == '1';
   }
-  gasnete_bhierarchy(&gasnete_b0, by_host);
+  gasnete_b0.team = gasnetc_team_primordial();
+  gasnete_b0.team->barrier = &gasnete_b0;
+  gasnete_bhierarchy(&gasnete_b0, gasnete_by_host);
+}
+
+/* A new team's barrier, before any member can send it a message. */
+void gasnete_barrier_team_init(gasnetc_team_t *tm) {
+  gasnete_barrier_t *b = gasnete_balloc(1, sizeof *b);
+  b->team = tm;
+  gasnete_bhierarchy(b, gasnete_by_host);
+  tm->barrier = b;
+}
+
+static int gasnete_bdone(gasnete_barrier_t *b, uint32_t phase);
+int gasnete_barrier_team_idle(gasnetc_team_t *tm) {
+  gasnete_barrier_t *b = tm->barrier;
+  return !b->notified && (b->phase == 0 || gasnete_bdone(b, b->phase));
+}
+
+/* A destroyed team's: every barrier on it complete here. */
+void gasnete_barrier_team_fini(gasnetc_team_t *tm) {
+  gasnete_barrier_t *b = tm->barrier;
+  tm->barrier = NULL;
+  if (!b || b == &gasnete_b0) return;
+  free(b->leaders);
+  free(b->local);
+  free(b->gathered);
+  free(b);
 }
 
 /* The barrier of the team a message names. */
 static gasnete_barrier_t *gasnete_bteam(gasnete_arg_t team) {
   gasnetc_team_t *tm = gasnetc_team_lookup((uint32_t)team);
-  if (GASNETE_UNLIKELY(!tm || !tm->coll))
+  if (GASNETE_UNLIKELY(!tm || !tm->barrier))
     gasnete_fatal("barrier message for team %u, which this node does not have", (unsigned)team);
-  return tm->coll;
+  return tm->barrier;
 }
 
 static inline gasnete_bstate_t gasnete_bcombine(gasnete_bstate_t a, gasnete_bstate_t b) {
@@ -314,25 +340,23 @@ static int gasnete_bdone(gasnete_barrier_t *b, uint32_t phase) {
 /* ---- GASNet-EX: gex_Coll_BarrierNB -------------------------------------------- */
 
 int gasnete_barrier_event_done(struct gasnete_handle *h) {
+  gasnete_coll_progress(); /* this barrier may wait for a member that waits for a collective */
   return gasnete_bdone(h->barrier, h->phase);
 }
 
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   const char *fname = "gex_Coll_BarrierNB";
   if (GASNETE_UNLIKELY(!gasnete_b0.team)) gasnetc_not_ready(fname, 0);
-  if (GASNETE_UNLIKELY(tm != gasnete_g.tm0))
-    gasnete_fatal("%s: tm %p is not the primordial team (the only team so far)", fname,
-                  (void *)tm);
+  gasnete_barrier_t *b = gasnete_coll_team(fname, tm)->barrier;
   if (GASNETE_UNLIKELY(flags))
     gasnete_fatal("%s: flags %#x: the description reserves them; pass 0", fname,
                   (unsigned)flags);
-  gasnete_barrier_t *b = &gasnete_b0;
   if (GASNETE_UNLIKELY(b->notified))
     gasnete_fatal("%s: a GASNet-1 barrier is in progress on this team; the two must not "
                   "overlap (the description, Collectives)", fname);
   gasnete_bstate_t anon = { GASNETE_B_ANON, 0 };
   uint32_t phase = gasnete_bstart(b, anon);
-  if (gasnete_bdone(b, phase)) return GEX_EVENT_INVALID; /* a job of one */
+  if (gasnete_bdone(b, phase)) return GEX_EVENT_INVALID; /* a team of one */
   gasnete_threaddata_t *td = gasnete_mythread();
   struct gasnete_handle *h = gasnete_handle_new(td, GASNETE_H_BAR);
   h->barrier = b;
@@ -340,18 +364,22 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   return h;
 }
 
-/* ---- GASNet-1: split-phase barriers with ids (spec 3.5) ------------------------ */
+/* ---- GASNet-1: split-phase barriers with ids (spec 3.5), on any team ----------- */
 
-void gasnet_barrier_notify(int id, int flags) {
-  if (GASNETE_UNLIKELY(!gasnete_g.attached)) gasnetc_not_ready("gasnet_barrier_notify", 1);
-  gasnete_barrier_t *b = &gasnete_b0;
+/* The GASNet-1 family fname belongs to: "gasnet_barrier" or "gasnet_coll_barrier". */
+static const char *gasnete_bfamily(const char *fname) {
+  return strncmp(fname, "gasnet_coll_", 12) == 0 ? "gasnet_coll_barrier" : "gasnet_barrier";
+}
+
+void gasnete_barrier_notify_tm(const char *fname, gasnetc_team_t *tm, int id, int flags) {
+  gasnete_barrier_t *b = tm->barrier;
   if (GASNETE_UNLIKELY(b->notified))
-    gasnete_fatal("gasnet_barrier_notify: called twice without a gasnet_barrier_wait or a "
-                  "successful gasnet_barrier_try in between (spec 3.5.0.1)");
+    gasnete_fatal("%s: called twice without a %s_wait or a successful %s_try in between "
+                  "(spec 3.5.0.1)", fname, gasnete_bfamily(fname), gasnete_bfamily(fname));
   if (GASNETE_UNLIKELY(flags & ~(GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH |
                                   GASNET_BARRIERFLAG_UNNAMED | GASNET_BARRIERFLAG_IMAGES)))
-    gasnete_fatal("gasnet_barrier_notify: flags %#x: only 0, GASNET_BARRIERFLAG_ANONYMOUS, "
-                  "_MISMATCH, _UNNAMED and _IMAGES are defined (spec 3.5)", (unsigned)flags);
+    gasnete_fatal("%s: flags %#x: only 0, GASNET_BARRIERFLAG_ANONYMOUS, _MISMATCH, _UNNAMED "
+                  "and _IMAGES are defined (spec 3.5)", fname, (unsigned)flags);
   gasnete_bstate_t mine;
   mine.kind = (flags & GASNET_BARRIERFLAG_MISMATCH)    ? GASNETE_B_MISMATCH
               : (flags & GASNET_BARRIERFLAG_ANONYMOUS) ? GASNETE_B_ANON
@@ -373,23 +401,44 @@ static int gasnete_barrier_result(gasnete_barrier_t *b, int id, int flags) {
   return GASNET_OK;
 }
 
-int gasnet_barrier_wait(int id, int flags) {
-  gasnete_barrier_t *b = &gasnete_b0;
+int gasnete_barrier_wait_tm(const char *fname, gasnetc_team_t *tm, int id, int flags) {
+  gasnete_barrier_t *b = tm->barrier;
   if (GASNETE_UNLIKELY(!b->notified))
-    gasnete_fatal("gasnet_barrier_wait: no gasnet_barrier_notify since the last wait or "
-                  "successful try (spec 3.5.0.2)");
+    gasnete_fatal("%s: no %s_notify since the last wait or successful try (spec 3.5.0.2)",
+                  fname, gasnete_bfamily(fname));
   GASNETE_WAIT_UNTIL(gasnete_bdone(b, b->phase));
   return gasnete_barrier_result(b, id, flags);
 }
 
-int gasnet_barrier_try(int id, int flags) {
-  gasnete_barrier_t *b = &gasnete_b0;
+int gasnete_barrier_try_tm(const char *fname, gasnetc_team_t *tm, int id, int flags) {
+  gasnete_barrier_t *b = tm->barrier;
   if (GASNETE_UNLIKELY(!b->notified))
-    gasnete_fatal("gasnet_barrier_try: no gasnet_barrier_notify since the last wait or "
-                  "successful try (spec 3.5.0.3)");
+    gasnete_fatal("%s: no %s_notify since the last wait or successful try (spec 3.5.0.3)",
+                  fname, gasnete_bfamily(fname));
   gasnet_AMPoll(); /* every try polls, even when the barrier is complete */
+  gasnete_coll_progress();
   if (!gasnete_bdone(b, b->phase)) return GASNET_ERR_NOT_READY;
   return gasnete_barrier_result(b, id, flags);
+}
+
+static gasnetc_team_t *gasnete_barrier_tm0(const char *fname) {
+  if (GASNETE_UNLIKELY(!gasnete_g.attached)) gasnetc_not_ready(fname, 1);
+  return gasnete_b0.team;
+}
+
+void gasnet_barrier_notify(int id, int flags) {
+  const char *fname = "gasnet_barrier_notify";
+  gasnete_barrier_notify_tm(fname, gasnete_barrier_tm0(fname), id, flags);
+}
+
+int gasnet_barrier_wait(int id, int flags) {
+  const char *fname = "gasnet_barrier_wait";
+  return gasnete_barrier_wait_tm(fname, gasnete_barrier_tm0(fname), id, flags);
+}
+
+int gasnet_barrier_try(int id, int flags) {
+  const char *fname = "gasnet_barrier_try";
+  return gasnete_barrier_try_tm(fname, gasnete_barrier_tm0(fname), id, flags);
 }
 
 int gasnet_barrier(int id, int flags) {

@@ -26,6 +26,8 @@
 
 #include "gasnete_coll_internal.h"
 
+gasnet_team_handle_t gasnete_coll_team_all; /* GASNET_TEAM_ALL: set by gasnete_connect */
+
 #define GASNETE_G1_IN (GASNET_COLL_IN_NOSYNC | GASNET_COLL_IN_MYSYNC | GASNET_COLL_IN_ALLSYNC)
 #define GASNETE_G1_OUT (GASNET_COLL_OUT_NOSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_OUT_ALLSYNC)
 #define GASNETE_G1_FLAGS                                                               \

@@ -1,8 +1,8 @@
 /*
  * gasnete_coll_internal.h - the collectives engine (gasnete_coll.c and
- * gasnete_coll_ops.c) as the two APIs over it see it: the GASNet-EX calls
- * (gasnete_coll_ex.c) and GASNet-1's gasnet_coll.h (gasnete_coll_g1.c),
- * and the teams (gasnete_team.c). Not installed.
+ * gasnete_coll_ops.c) as what is built over it sees it: the GASNet-EX
+ * calls (end of gasnete_coll_ops.c), GASNet-1's gasnet_coll.h
+ * (gasnete_coll_g1.c) and the teams (gasnete_team.c). Not installed.
  *
  * Each call starts one collective over team tm: every member calls the
  * same collectives on tm in the same order (the description, "Collective
@@ -55,6 +55,11 @@ gex_Event_t gasnete_coll_reduce(const char *fname, gasnetc_team_t *tm, gex_Rank_
 /* The team a collective call names: fatal (naming fname) unless tm is a
  * team this process is a member of (not a TM-pair, not destroyed). */
 gasnetc_team_t *gasnete_coll_team(const char *fname, gex_TM_t tm);
+
+/* Fatal (naming fname) unless no collective or barrier on tm is in flight
+ * here (gex_TM_Destroy's "locally quiesced"). */
+void gasnete_coll_team_quiesced(const char *fname, gasnetc_team_t *tm);
+int gasnete_barrier_team_idle(gasnetc_team_t *tm);
 
 /* A team's barrier (gasnete_barrier.c), for GASNet-1's team barriers
  * (gasnet_coll_barrier_*): spec 3.5's calls and rules on team tm. */

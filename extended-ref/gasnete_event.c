@@ -50,6 +50,7 @@ struct gasnete_handle *gasnete_handle_new(gasnete_threaddata_t *td, uint32_t sta
 }
 
 void gasnete_handle_free(gasnete_threaddata_t *td, struct gasnete_handle *h) {
+  if (h->state == GASNETE_H_COLL) gasnete_coll_event_free(h);
   h->state = GASNETE_H_FREE;
   h->next = td->free_handles;
   td->free_handles = h;
@@ -86,6 +87,7 @@ void gasnete_wait_step(gasnetc_block_t *st) {
              : gasnete_g.waitmode == GASNET_WAIT_BLOCK ? GASNETC_BLOCK_SLEEP
                                                        : GASNETC_BLOCK_DEFAULT;
   gasnetc_block_step(st);
+  gasnete_coll_progress(); /* a member may owe others its part of a collective */
 }
 
 int gasnet_set_waitmode(int wait_mode) {
@@ -113,7 +115,8 @@ static inline struct gasnete_handle *gasnete_event_check(const char *fname,
     gasnete_fatal("%s: GEX_EVENT_NO_OP is not an event (it says an IMMEDIATE call sent "
                   "nothing; the description, gex_Event_t)", fname);
   if (GASNETE_UNLIKELY((h->state != GASNETE_H_NB && h->state != GASNETE_H_REGION &&
-                        h->state != GASNETE_H_BAR) || h->owner != td))
+                        h->state != GASNETE_H_BAR && h->state != GASNETE_H_COLL) ||
+                       h->owner != td))
     gasnete_fatal("%s: %s %p is not pending on this thread: already synchronized "
                   "(spec 1.8 3.3.3.1) or initiated by another thread (spec 1.8 3.3.2)",
                   fname, GASNETE_IS_GASNET1(fname) ? "handle" : "event", (void *)h);

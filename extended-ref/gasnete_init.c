@@ -34,7 +34,6 @@ static const gasnet_handlerentry_t gasnete_handlers[] = {
   GASNETE_ENTRY(GASNETE_H_MEMSET_REQ, gasnete_memset_req_handler),
   GASNETE_ENTRY(GASNETE_H_BARRIER, gasnete_barrier_handler),
   GASNETE_ENTRY(GASNETE_H_COLL_DATA, gasnete_coll_data_handler),
-  GASNETE_ENTRY(GASNETE_H_COLL_SYNC, gasnete_coll_sync_handler),
   GASNETE_ENTRY(GASNETE_H_BARRIER_HOST, gasnete_barrier_host_handler),
   GASNETE_ENTRY(GASNETE_H_RATOMIC_REQ, gasnete_ratomic_req_handler),
   GASNETE_ENTRY(GASNETE_H_RATOMIC_REP, gasnete_ratomic_rep_handler),
@@ -71,6 +70,7 @@ static void gasnete_connect(void) {
   gasnete_g.put_chunk = half < gasnet_AMMaxLongRequest() ? half : gasnet_AMMaxLongRequest();
   gasnete_g.get_chunk = half < gasnet_AMMaxLongReply() ? half : gasnet_AMMaxLongReply();
   gasnete_barrier_attach();
+  gasnete_coll_team_init(gasnete_g.tm0);
 }
 
 /* Called by gasnet_attach / gex_Segment_Attach with the segments known. */

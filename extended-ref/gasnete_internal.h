@@ -8,7 +8,9 @@
  * Layers in this directory: gasnete_putget.c is the protocol (the AMs of a
  * put, get or memset); gasnete_rma.c the GASNet-EX RMA calls over it;
  * gasnete_event.c events, NBI and access regions; gasnete_barrier.c the
- * barrier; gasnete_gasnet1.c every GASNet-1 extended call, each one EX call;
+ * barrier; gasnete_team.c teams; gasnete_coll.c the collectives engine,
+ * gasnete_coll_ops.c its algorithms and the GASNet-EX collectives,
+ * gasnete_coll_g1.c GASNet-1's gasnet_coll.h over them; gasnete_gasnet1.c every GASNet-1 extended call, each one EX call;
  * gasnete_ratomic.c remote atomics (gasnet_ratomic.h); gasnete_vis.c vector,
  * indexed and strided transfers (gasnet_vis.h).
  *
@@ -48,10 +50,9 @@ enum {
   GASNETE_H_GET_REP_MED,    /* Medium reply: dest(2) counter(2): copy, -1 */
   GASNETE_H_GET_REP_LONG,   /* Long reply into requester's segment: counter(2) */
   GASNETE_H_MEMSET_REQ,     /* Short request: dest(2) val nbytes(2) counter(2) */
-  GASNETE_H_BARRIER,        /* Short request: team phase round flags id */
-  GASNETE_H_COLL_DATA,      /* Medium request: team seq total(2) offset(2): broadcast chunk */
-  GASNETE_H_COLL_SYNC,      /* Short request: team seq phase kind: ALLSYNC arrive / release */
-  GASNETE_H_BARRIER_HOST,   /* Short request: team phase from flags id: on-host arrive / release */
+  GASNETE_H_BARRIER = 70,   /* Short request: team phase round flags id */
+  GASNETE_H_COLL_DATA = 71, /* Medium request: team seq stage from total(2) offset(2) */
+  GASNETE_H_BARRIER_HOST = 73, /* Short request: team phase from flags id: on-host arrive / release */
   /* remote atomics (gasnete_ratomic.c) own 80..87 */
   GASNETE_H_RATOMIC_REQ = 80, /* Short request: addr(2) op1(2) op2(2) code counter(2) result(2) */
   GASNETE_H_RATOMIC_REP = 81, /* Short reply: op0(2) result(2) counter(2) size: store op0, -1 */
@@ -104,6 +105,7 @@ enum {
   GASNETE_H_NB = 0x6e62u,       /* counter of an NB operation */
   GASNETE_H_REGION = 0x7267u,   /* counter of an access region */
   GASNETE_H_BAR = 0x6272u,      /* barrier instance `phase` of `barrier` */
+  GASNETE_H_COLL = 0x636cu,     /* collective operation `coll` (gasnete_coll.c) */
 };
 
 struct gasnete_threaddata;
@@ -113,6 +115,7 @@ struct gasnete_handle {
   uint32_t state;                    /* GASNETE_H_* */
   uint32_t phase;                    /* GASNETE_H_BAR: the instance */
   struct gasnete_barrier *barrier;   /* GASNETE_H_BAR: its team's barrier */
+  struct gasnete_coll_op *coll;      /* GASNETE_H_COLL: the operation */
   struct gasnete_handle *next;       /* free list */
   struct gasnete_threaddata *owner;  /* events are per thread (spec 1.8 3.3.2) */
 };
@@ -151,10 +154,18 @@ void gasnete_handle_free(gasnete_threaddata_t *td, struct gasnete_handle *h);
 /* 1 when h's operation is complete (does not poll; a barrier instance may
  * send its next round). */
 int gasnete_barrier_event_done(struct gasnete_handle *h);
+/* The same for a collective (gasnete_coll.c; may advance every collective
+ * in flight); and what its event holds, freed with the event. */
+int gasnete_coll_event_done(struct gasnete_handle *h);
+void gasnete_coll_event_free(struct gasnete_handle *h);
 static inline int gasnete_event_done(struct gasnete_handle *h) {
-  return GASNETE_LIKELY(h->state != GASNETE_H_BAR) ? GASNETE_CTR_DONE(&h->ctr)
-                                                      : gasnete_barrier_event_done(h);
+  if (GASNETE_LIKELY(h->state != GASNETE_H_BAR && h->state != GASNETE_H_COLL))
+    return GASNETE_CTR_DONE(&h->ctr);
+  return h->state == GASNETE_H_BAR ? gasnete_barrier_event_done(h) : gasnete_coll_event_done(h);
 }
+/* Advance every collective in flight as far as what has arrived allows
+ * (gasnete_coll.c); cheap when none is. Outside handlers only. */
+void gasnete_coll_progress(void);
 struct gasnete_valget *gasnete_valget_new(gasnete_threaddata_t *td);
 void gasnete_valget_free(gasnete_threaddata_t *td, struct gasnete_valget *v);
 
@@ -317,6 +328,12 @@ gex_Event_t gasnete_region_end(const char *fname);
 /* What the extended API gives the core (listed by conduit/<name>.c). */
 extern const gasnetc_extension_t gasnete_extension;
 void gasnete_barrier_attach(void); /* gasnete_barrier.c: team 0's barrier */
+/* A team's barrier and collectives state, made before any member may send
+ * it a message; freed once every operation on it is complete here. */
+void gasnete_barrier_team_init(gasnetc_team_t *tm);
+void gasnete_barrier_team_fini(gasnetc_team_t *tm);
+void gasnete_coll_team_init(gasnetc_team_t *tm);
+void gasnete_coll_team_fini(gasnetc_team_t *tm);
 /* The primordial team's id in collective AMs (gasnetc_team_t.id). */
 #define GASNETE_TEAM_ALL_ID 0
 
@@ -341,8 +358,9 @@ void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t
 void gasnete_barrier_host_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
                                   gasnete_arg_t from, gasnete_arg_t flags, gasnete_arg_t id);
 void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t team,
-                               gasnete_arg_t seq, gasnete_arg_t thi, gasnete_arg_t tlo,
-                               gasnete_arg_t ohi, gasnete_arg_t olo);
+                               gasnete_arg_t seq, gasnete_arg_t stage, gasnete_arg_t from,
+                               gasnete_arg_t thi, gasnete_arg_t tlo, gasnete_arg_t ohi,
+                               gasnete_arg_t olo);
 void gasnete_vis_put_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t chi,
                              gasnete_arg_t clo);
 void gasnete_vis_get_req_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t chi,
@@ -351,8 +369,6 @@ void gasnete_vis_get_rep_handler(gasnet_token_t t, void *buf, size_t n, gasnete_
                                  gasnete_arg_t clo);
 void gasnete_vis_pc_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t handler,
                             gasnete_arg_t chi, gasnete_arg_t clo);
-void gasnete_coll_sync_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t seq,
-                               gasnete_arg_t phase, gasnete_arg_t kind);
 void gasnete_ratomic_req_handler(gasnet_token_t t, gasnete_arg_t ahi, gasnete_arg_t alo,
                                  gasnete_arg_t o1hi, gasnete_arg_t o1lo, gasnete_arg_t o2hi,
                                  gasnete_arg_t o2lo, gasnete_arg_t code, gasnete_arg_t chi,

@@ -12,10 +12,12 @@
  * queries; the bound-segment queries (gex_EP_QueryBoundSegmentNB,
  * gex_Segment_QueryBound); the gex_System_* queries, neighbourhood and host
  * among them; gex_HSL_*; gasnet_QueryGexObjects; RMA (put/get NB, NBI,
- * blocking, value); events and NBI with access regions; gex_Coll_BarrierNB
- * on the primordial team; the data types, opcodes and flags of the remote
- * atomics, whose calls are in gasnet_ratomic.h. docs/api.md "GASNet-EX"
- * lists what is not there yet; VIS is in gasnet_vis.h.
+ * blocking, value); events and NBI with access regions; teams
+ * (gex_TM_Split, _Create, _Destroy, translations); gex_Coll_BarrierNB on
+ * any team; the data types, opcodes and flags of the remote atomics and
+ * reductions. Remote atomics are in gasnet_ratomic.h, VIS in gasnet_vis.h,
+ * the other collectives in gasnet_coll.h. docs/api.md "GASNet-EX" lists
+ * what is not there (more than one EP or segment per process).
  *
  * gasnet.h and gasnetex.h include each other: either may be included first.
  */
