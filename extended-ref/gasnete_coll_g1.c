@@ -7,7 +7,7 @@
  *
  * One image per node: gasnet_coll_init takes images == NULL only, so image
  * i of a team is its rank i and an M call's list holds one address per
- * image, of which this node uses one (gasnete_coll_g1_pick).
+ * image, of which this node uses one (gasnete_g1_pick).
  *
  * Sync flags: IN_ALLSYNC and OUT_ALLSYNC are the engine's
  * GASNETE_COLL_SYNC_IN / _OUT; MYSYNC and NOSYNC need nothing: the engine
@@ -49,14 +49,23 @@ static void gasnete_g1_ready(const char *fname) {
     gasnete_fatal("%s: called before gasnet_coll_init", fname);
 }
 
+/* The engine's team of a GASNet-1 team handle (fatal unless one of this
+ * node's teams). */
+static gasnetc_team_t *gasnete_g1_team(const char *fname, gasnet_team_handle_t team) {
+  gasnete_g1_ready(fname);
+  if (GASNETE_UNLIKELY(!team))
+    gasnete_fatal("%s: team is NULL; give GASNET_TEAM_ALL or a team of gasnet_coll_team_split",
+                  fname);
+  return gasnete_coll_team(fname, team);
+}
+
 static int gasnete_g1_one_bit(int v) { return v && !(v & (v - 1)); }
 
 /* The checks every collective makes: initialized, a team of this node, the
  * flags GASNet-1 allows. Returns the team; *sync gets the engine's bits. */
 static gasnetc_team_t *gasnete_g1_begin(const char *fname, gasnet_team_handle_t team,
                                         int flags, int *sync) {
-  gasnete_g1_ready(fname);
-  gasnetc_team_t *tm = gasnete_coll_team(fname, team);
+  gasnetc_team_t *tm = gasnete_g1_team(fname, team);
   if (GASNETE_UNLIKELY(flags & ~GASNETE_G1_FLAGS))
     gasnete_fatal("%s: flags %#x: bits %#x are no GASNET_COLL_* flag", fname, (unsigned)flags,
                   (unsigned)(flags & ~GASNETE_G1_FLAGS));
@@ -64,8 +73,8 @@ static gasnetc_team_t *gasnete_g1_begin(const char *fname, gasnet_team_handle_t 
                        !gasnete_g1_one_bit(flags & GASNETE_G1_OUT)))
     gasnete_fatal("%s: flags %#x: give exactly one GASNET_COLL_IN_* and one GASNET_COLL_OUT_*",
                   fname, (unsigned)flags);
-  /* Neither SINGLE nor LOCAL: taken as SINGLE, the reference
-   * implementation's default (only the M lists differ, gasnete_g1_pick). */
+  /* Neither SINGLE nor LOCAL: taken as SINGLE. Only an M call's list
+   * differs between the two here (gasnete_g1_pick). */
   if (GASNETE_UNLIKELY((flags & GASNET_COLL_SINGLE) && (flags & GASNET_COLL_LOCAL)))
     gasnete_fatal("%s: flags %#x: GASNET_COLL_SINGLE and GASNET_COLL_LOCAL exclude each other",
                   fname, (unsigned)flags);
@@ -492,11 +501,6 @@ gasnet_coll_handle_t gasnet_coll_reduceM_nb(gasnet_team_handle_t team, gasnet_im
 }
 
 /* ---- teams ------------------------------------------------------------------------ */
-
-static gasnetc_team_t *gasnete_g1_team(const char *fname, gasnet_team_handle_t team) {
-  gasnete_g1_ready(fname);
-  return gasnete_coll_team(fname, team);
-}
 
 /* Collective over parent_team: the members of one color form a team,
  * ranked by myrelrank (ties by parent rank). No scratch: the engine keeps
