@@ -19,6 +19,7 @@
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/misuse.sh"
+. "$TOP/tests/lib/tsan.sh"
 cd "$BIN" || exit 1
 fails=0
 run() { # label, program, ranks, env...
@@ -34,6 +35,8 @@ for n in 2 3 4; do
   run "-n $n, no shared memory" ./t_ex_ratomic $n GASNET_SUPERNODE_MAXSIZE=1
 done
 run "-n 3, neighbourhoods of 2 (ranks 0-1, 2)" ./t_ex_ratomic 3 GASNET_SUPERNODE_MAXSIZE=2
+run "-n 3, a split team in reverse order, neighbourhoods of 2" ./t_ex_ratomic 3 \
+  GASNET_SUPERNODE_MAXSIZE=2 T_RA_TEAM=reverse T_RA_OPS=300
 run "-n 4, neighbourhoods of 2 (ranks 0-1, 2-3)" ./t_ex_ratomic 4 GASNET_SUPERNODE_MAXSIZE=2
 run "PAR, 4 threads, -n 2, segments shared" ./t_ex_ratomic_par 2
 run "PAR, 4 threads, -n 4, neighbourhoods of 2" ./t_ex_ratomic_par 4 GASNET_SUPERNODE_MAXSIZE=2 T_RA_OPS=500
@@ -80,30 +83,15 @@ misuse null-result "gex_AD_OpNB_U64: result_p is NULL for the fetching GEX_OP_FA
 # ThreadSanitizer: the library and t_ex_ratomic (PAR) compiled here, as
 # tests/extended/t-par.sh does; no shared memory, so that every operation
 # on a peer runs in a handler, on whichever of the 4 threads polls.
-tsan="$TOP/tests/out/tsan-ratomic-$CONDUIT"
-mkdir -p "$tsan"
-CC=${CC:-gcc}
-flags="-std=gnu11 -g -O1 -fsanitize=thread -pthread -D_GNU_SOURCE -DGASNET_PAR -DGASNETC_THREADS=1 \
-  -I$TOP -I$TOP/include -I$TOP/core -I$TOP/tools -I$TOP/common -I$TOP/spawner -I$TOP/amudp -I$TOP/amtcp \
-  -I$TOP/amshm -I$TOP/extended-ref -I$TOP/tests/lib"
-if echo 'int main(void){return 0;}' | $CC -fsanitize=thread -x c - -o "$tsan/probe" 2>/dev/null; then
-  srcs="$TOP/tools/*.c $TOP/core/gasnetc_*.c $TOP/conduit/$CONDUIT.c $TOP/am$CONDUIT/*.c $TOP/amshm/*.c \
-    $TOP/extended-ref/*.c $TOP/spawner/boot.c $TOP/spawner/boot_gasnetrun.c $TOP/spawner/boot_kvs.c \
-    $TOP/spawner/boot_pmi1.c $TOP/spawner/boot_dl.c $TOP/spawner/spawn_proto.c $TOP/common/*.c \
-    $TOP/tests/ex/t_ex_ratomic.c"
-  if $CC $flags $srcs -o "$tsan/t_ex_ratomic_par" $(pkg-config --libs libuv) -lz 2>"$tsan/build.log"; then
-    out=$(TSAN_OPTIONS="halt_on_error=0 exitcode=66" GASNET_SUPERNODE_MAXSIZE=1 T_RA_OPS=200 \
-          setarch -R "$GASNETRUN" -n 2 "$tsan/t_ex_ratomic_par" 2>&1); rc=$?
-    races=$(echo "$out" | grep -c 'WARNING: ThreadSanitizer')
-    echo "$out" | grep -A16 'WARNING: ThreadSanitizer' | head -80
-    ok=$(echo "$out" | grep -c 'all remote atomic checks passed')
-    echo "TSan -n 2, 4 threads: expected exit 0, 2 'all ... passed' lines and 0 reports; got exit $rc, $ok and $races"
-    [ $rc = 0 ] && [ "$ok" = 2 ] && [ $races = 0 ] || { echo "FAIL: TSan"; echo "$out" | tail -5; fails=$((fails + 1)); }
-  else
-    echo "FAIL: TSan build failed:"; tail -20 "$tsan/build.log"; fails=$((fails + 1))
-  fi
-else
-  echo "SKIPPED PART: the ThreadSanitizer run ($CC cannot build with -fsanitize=thread: no libtsan?)"
+tsan="$TOP/tests/out/tsan-ratomic-$CONDUIT/t_ex_ratomic_par"
+tsan_build "$tsan" "$TOP/tests/ex/t_ex_ratomic.c"; built=$?
+if [ $built = 0 ]; then
+  out=$(TSAN_OPTIONS="halt_on_error=0 exitcode=66" GASNET_SUPERNODE_MAXSIZE=1 T_RA_OPS=200 \
+        setarch -R "$GASNETRUN" -n 2 "$tsan" 2>&1); rc=$?
+  tsan_check "-n 2, 4 threads" 2 "$out" $rc 'all remote atomic checks passed' \
+    || { echo "FAIL: TSan"; echo "$out" | tail -5; fails=$((fails + 1)); }
+elif [ $built = 1 ]; then
+  fails=$((fails + 1))
 fi
 
 # valgrind memcheck, as tests/extended/t-memcheck.sh: no invalid access, no

@@ -30,7 +30,9 @@
  *  - acquire/release: rank 0 puts data, then SETs a flag with
  *    GEX_FLAG_AD_REL; every rank GETs the flag with GEX_FLAG_AD_ACQ (and
  *    polls) until it is set, then finds the data.
- * T_RA_OPS (default 1000) sets the hammer's and the model's lengths.
+ * T_RA_OPS (default 1000) sets the hammer's and the model's lengths;
+ * T_RA_TEAM=reverse runs it all on a team split from the primordial one in
+ * reverse rank order (ranks and RANK_IS_JOBRANK translated through it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +145,7 @@ static int issue(gex_AD_t ad, int d, int nbi, gex_Event_t *ev, void *res, gex_Ra
                  void *addr, gex_OP_t op, uint64_t b1, uint64_t b2, gex_Flags_t fl) {
 #define ISSUE(DT, T, U, ISINT)                                                          \
   case D_##DT:                                                                          \
+    if (fl & GEX_FLAG_RANK_IS_JOBRANK) r = gex_TM_TranslateRankToJobrank(tm, r);        \
     if (nbi) return gex_AD_OpNBI_##DT(ad, res, r, addr, op, from_##DT(b1), from_##DT(b2), fl) != 0; \
     *ev = gex_AD_OpNB_##DT(ad, res, r, addr, op, from_##DT(b1), from_##DT(b2), fl);     \
     return *ev == GEX_EVENT_NO_OP;
@@ -378,7 +381,7 @@ static gex_Flags_t random_flags(gex_Rank_t t, uint64_t *s) {
   gex_Flags_t fl = 0;
   if (r & 1) fl |= GEX_FLAG_AD_ACQ;
   if (r & 2) fl |= GEX_FLAG_AD_REL;
-  if (r & 4) fl |= GEX_FLAG_RANK_IS_JOBRANK; /* the primordial team: the same rank */
+  if (r & 4) fl |= GEX_FLAG_RANK_IS_JOBRANK; /* issue() translates the rank */
   if (r & 8) fl |= GEX_FLAG_IMMEDIATE;
   if ((r & 16) && t == me) fl |= GEX_FLAG_AD_MY_RANK;
   else if ((r & 32) && in_nbrhd[t]) fl |= GEX_FLAG_AD_MY_NBRHD;
@@ -487,6 +490,17 @@ int main(int argc, char **argv) {
   size = (size + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE;
   T_CHECK(gex_Segment_Attach(&segment, tm, size));
   seg = gex_Segment_QueryAddr(segment);
+  if (getenv("T_RA_TEAM") && !strcmp(getenv("T_RA_TEAM"), "reverse")) {
+    /* every domain on a team of the same ranks in reverse order */
+    gex_TM_t rev;
+    gex_TM_Split(&rev, tm, 0, -(int)me, NULL, 0, GEX_FLAG_TM_NO_SCRATCH);
+    T_EXPECT(gex_TM_QueryRank(rev) == n - 1 - me, "reversed team: rank %u for job rank %u",
+             (unsigned)gex_TM_QueryRank(rev), (unsigned)me);
+    tm = rev;
+    me = n - 1 - me;
+    printf("node %u: domains on a split team in reverse order (this is job rank %u)\n",
+           (unsigned)me, (unsigned)(n - 1 - me));
+  }
   peer_seg = malloc(n * sizeof *peer_seg);
   for (gex_Rank_t r = 0; r < n; r++)
     gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, r, &peer_seg[r], NULL, NULL, 0));
@@ -494,7 +508,8 @@ int main(int argc, char **argv) {
   gex_Rank_t nbn;
   gex_System_QueryNbrhdInfo(&nb, &nbn, NULL);
   in_nbrhd = calloc(n, sizeof *in_nbrhd);
-  for (gex_Rank_t i = 0; i < nbn; i++) in_nbrhd[nb[i].gex_jobrank] = 1;
+  for (gex_Rank_t i = 0; i < nbn; i++)
+    in_nbrhd[gex_TM_TranslateJobrankToRank(tm, nb[i].gex_jobrank)] = 1;
   int mapped = 0;
   for (gex_Rank_t r = 0; r < n; r++) {
     void *local = NULL;
