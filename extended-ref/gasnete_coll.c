@@ -298,8 +298,8 @@ gasnetc_team_t *gasnete_coll_team(const char *fname, gex_TM_t tm) {
     gasnete_fatal("%s: %s is not a team (the description: a TM-pair is not valid for "
                   "collectives)", fname, tm ? "a TM-pair" : "GEX_TM_INVALID");
   if (GASNETE_UNLIKELY(!tm->coll || gasnetc_team_lookup(tm->id) != tm))
-    gasnete_fatal("%s: team %p is not a team of this process (destroyed, or not a gex_TM_t)",
-                  fname, (void *)tm);
+    gasnete_fatal("%s: team %p is not a team of this process (destroyed, or not a %s)", fname,
+                  (void *)tm, GASNETE_IS_GASNET1(fname) ? "gasnet_team_handle_t" : "gex_TM_t");
   return tm;
 }
 

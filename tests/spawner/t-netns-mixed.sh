@@ -5,7 +5,7 @@
 # of tests/ex (t_ex_rma, t_ex_am, t_ex_npam, t_ex_npam_par, t_ex_ratomic,
 # t_ex_ratomic_par, t_ex_team, t_ex_coll), tests/extended
 # (t_ext, t_barrier, t_stress, t_stress_parsync, t_par, t_neighbor in its 4
-# modes) and tests/core (t_par) runs, for both conduits (udp, tcp), on
+# modes, t_coll) and tests/core (t_par) runs, for both conduits (udp, tcp), on
 # ranks 0, 1 in namespace A and 2, 3 in namespace B, started by gasnetrun
 # over ssh from A, with the arguments of its own t-*.sh made small. Each
 # job must exit 0 with the data checks its t-*.sh counts printed by all 4
@@ -26,7 +26,8 @@ netns_require
 sshd_require
 [ -x "${GASNETRUN:-}" ] || mh_fail "launcher not built: GASNETRUN='${GASNETRUN:-}'"
 progs="ex/t_ex_rma ex/t_ex_am ex/t_ex_npam ex/t_ex_npam_par ex/t_ex_ratomic ex/t_ex_ratomic_par ex/t_ex_team ex/t_ex_coll core/t_par extended/t_ext
-       extended/t_barrier extended/t_stress extended/t_stress_parsync extended/t_neighbor extended/t_par"
+       extended/t_barrier extended/t_stress extended/t_stress_parsync extended/t_neighbor extended/t_par
+       extended/t_coll"
 for p in $progs; do
     for b in "$TOP/tests/$p" "$TOP/tests/${p%/*}/tcp/${p#*/}"; do
         [ -x "$b" ] || mh_fail "${b#$TOP/} not built"
@@ -164,6 +165,11 @@ for conduit in udp tcp; do
     mixed_job stress-parsync 'slices match the model' "$ebin/t_stress_parsync" 600 6
     # tests/extended/t-par.sh: 4 threads per rank, each syncing only its own
     mixed_job ext-par 'each thread synced only its own' "$ebin/t_par" 30
+
+    # t-coll.sh's model checks of GASNet-1's gasnet_coll.h, sizes up to 1000
+    # B: every collective on teams that span both hosts (all, rev) and on
+    # odd/even, whose two members sit on different hosts
+    mixed_job coll 'all GASNet-1 collective checks passed' "$ebin/t_coll" 1000
 
     for mode in all some one nbi; do
         mixed_job "neighbor-$mode" "mode $mode: 50 iterations, 100 ghost blocks of 4096 bytes verified" \
