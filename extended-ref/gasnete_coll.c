@@ -294,9 +294,12 @@ void gasnete_coll_event_free(struct gasnete_handle *h) {
 
 gasnetc_team_t *gasnete_coll_team(const char *fname, gex_TM_t tm) {
   if (GASNETE_UNLIKELY(!gasnete_g.tm0)) gasnetc_not_ready(fname, 0);
-  if (GASNETE_UNLIKELY(!tm || ((uintptr_t)tm & GASNETC_TM_PAIR_BIT)))
-    gasnete_fatal("%s: %s is not a team (the description: a TM-pair is not valid for "
-                  "collectives)", fname, tm ? "a TM-pair" : "GEX_TM_INVALID");
+  if (GASNETE_UNLIKELY(!tm))
+    gasnete_fatal("%s: the team is %s", fname,
+                  GASNETE_IS_GASNET1(fname) ? "NULL" : "GEX_TM_INVALID");
+  if (GASNETE_UNLIKELY((uintptr_t)tm & GASNETC_TM_PAIR_BIT))
+    gasnete_fatal("%s: a TM-pair is not a team (the description: a TM-pair is not valid for "
+                  "collectives)", fname);
   if (GASNETE_UNLIKELY(!tm->coll || gasnetc_team_lookup(tm->id) != tm))
     gasnete_fatal("%s: team %p is not a team of this process (destroyed, or not a %s)", fname,
                   (void *)tm, GASNETE_IS_GASNET1(fname) ? "gasnet_team_handle_t" : "gex_TM_t");
