@@ -3,7 +3,7 @@
 # t-netns-mixed.sh - a job of 2 hosts x 2 ranks mixes shared memory and the
 # network in every test of RMA, AMs and barriers (issue 13). Each program
 # of tests/ex (t_ex_rma, t_ex_am, t_ex_npam, t_ex_npam_par, t_ex_ratomic,
-# t_ex_ratomic_par, t_ex_team, t_ex_coll), tests/extended
+# t_ex_ratomic_par, t_ex_team, t_ex_coll, t_ex_vis, t_ex_vis_g1), tests/extended
 # (t_ext, t_barrier, t_stress, t_stress_parsync, t_par, t_neighbor in its 4
 # modes, t_coll) and tests/core (t_par) runs, for both conduits (udp, tcp), on
 # ranks 0, 1 in namespace A and 2, 3 in namespace B, started by gasnetrun
@@ -25,7 +25,7 @@ lib=$(cd "$(dirname "$0")/../lib" && pwd)
 netns_require
 sshd_require
 [ -x "${GASNETRUN:-}" ] || mh_fail "launcher not built: GASNETRUN='${GASNETRUN:-}'"
-progs="ex/t_ex_rma ex/t_ex_am ex/t_ex_npam ex/t_ex_npam_par ex/t_ex_ratomic ex/t_ex_ratomic_par ex/t_ex_team ex/t_ex_coll core/t_par extended/t_ext
+progs="ex/t_ex_rma ex/t_ex_am ex/t_ex_npam ex/t_ex_npam_par ex/t_ex_ratomic ex/t_ex_ratomic_par ex/t_ex_team ex/t_ex_coll ex/t_ex_vis ex/t_ex_vis_g1 core/t_par extended/t_ext
        extended/t_barrier extended/t_stress extended/t_stress_parsync extended/t_neighbor extended/t_par
        extended/t_coll"
 for p in $progs; do
@@ -45,10 +45,10 @@ JOB_PREFIX=(ip netns exec "$NETNS_A")
 hl="${NETNS_A_ADDRS[0]},${NETNS_A_ADDRS[1]},${NETNS_B_ADDRS[0]},${NETNS_B_ADDRS[1]}"
 # The ranks in B write their counters here too: a namespace has a network
 # of its own, not files of its own. The ranks read GASNET_* from the
-# launcher's environment (boot_getenv); T_RMA_OPS and T_COLL_BIG go by -E.
+# launcher's environment (boot_getenv); T_RMA_OPS, T_COLL_BIG and T_VIS_OPS go by -E.
 stats=$MH_DIR/stats
 mkdir -p "$stats"
-export GASNET_STATSFILE=$stats/st T_RMA_OPS=40 T_COLL_BIG=262144
+export GASNET_STATSFILE=$stats/st T_RMA_OPS=40 T_COLL_BIG=262144 T_VIS_OPS=60
 
 counter() { # rank name -> the counter's value, empty when absent
     sed -n "s/^$2 //p" "$stats/st.$1" 2>/dev/null | head -n 1
@@ -61,7 +61,7 @@ mixed_job() {
     local name=$1 want=$2 prog=$3; shift 3
     rm -f "$stats"/st.*
     marker="gnt-netns-mixed-$conduit-$name-$$"
-    probe_job 90 "$name-$conduit" -n 4 -E T_RMA_OPS,T_COLL_BIG -H "$hl" "$prog" "$@"
+    probe_job 90 "$name-$conduit" -n 4 -E T_RMA_OPS,T_COLL_BIG,T_VIS_OPS -H "$hl" "$prog" "$@"
     local n; n=$(grep -c -- "$want" "$JOB_OUT")
     echo "  $conduit $name, ranks on A, A, B, B: exit $JOB_RC, $n of 4 ranks printed '$want'"
     [ "$JOB_RC" = 0 ] && [ "$n" = 4 ] || { fail "$conduit $name across namespaces (exit $JOB_RC, $n of 4)"; probe_show_job; }
@@ -128,6 +128,12 @@ for conduit in udp tcp; do
     rv=$(grep -c 'USER_NC element 0 spells the job ranks in team rank order: "3210"' "$JOB_OUT")
     echo "  t_ex_coll: USER_NC gave \"0123\" on the job on $nc ranks and \"3210\" on the reversed team on $rv (want 4 and 4)"
     [ "$nc" = 4 ] && [ "$rv" = 4 ] || fail "$conduit t_ex_coll: USER_NC not in team rank order across hosts"
+
+    # t-ex-vis.sh's model check, EX and GASNet-1: a vector, indexed or
+    # strided transfer to the neighbour is memmoves through the mapped
+    # segment, to the other host packed Medium AMs
+    mixed_job ex-vis 'all GASNet-EX VIS checks passed' "$xbin/t_ex_vis"
+    mixed_job ex-vis-g1 'all GASNet-1 VIS checks passed' "$xbin/t_ex_vis_g1"
 
     # as t-ex-npam.sh: the core counted every NPAM request committed
     mixed_job ex-npam 'all negotiated-payload checks passed' "$xbin/t_ex_npam"
