@@ -316,18 +316,23 @@ static void gasnete_coll_order(gasnete_cteam_t *ct, gasnetc_team_t *tm) {
   gex_Rank_t n = tm->size, k = 0;
   ct->at = gasnete_coll_alloc(sizeof *ct->at * n);
   ct->pos = gasnete_coll_alloc(sizeof *ct->pos * n);
+  ct->group = gasnete_coll_alloc(sizeof *ct->group * n);
+  ct->gstart = gasnete_coll_alloc(sizeof *ct->gstart * (n + 1));
   char *placed = calloc(n ? n : 1, 1);
   if (!placed) gasnete_fatal("collectives: out of memory");
   for (gex_Rank_t r = 0; r < n; r++) { /* n^2 at team creation only; fine to 10^4 */
     if (placed[r]) continue;
     gasnet_node_t s = info[gasnetc_team_jobrank(tm, r)].supernode;
+    ct->gstart[ct->ngroups++] = k;
     for (gex_Rank_t q = r; q < n; q++)
       if (!placed[q] && info[gasnetc_team_jobrank(tm, q)].supernode == s) {
         placed[q] = 1;
         ct->pos[q] = k;
+        ct->group[k] = ct->ngroups - 1;
         ct->at[k++] = q;
       }
   }
+  ct->gstart[ct->ngroups] = n;
   free(placed);
   free(info);
 }
@@ -342,7 +347,15 @@ void gasnete_coll_team_quiesced(const char *fname, gasnetc_team_t *tm) {
                   n ? "collectives are" : "a barrier is");
 }
 
+int gasnete_coll_by_host = 1;
+
 void gasnete_coll_team_init(gasnetc_team_t *tm) {
+  if (tm == gasnetc_team_primordial()) { /* once, at connect */
+    const char *v = gasnet_getenv("GASNET_COLL_BY_HOST");
+    if (v && *v && ((v[0] != '0' && v[0] != '1') || v[1]))
+      gasnete_fatal("GASNET_COLL_BY_HOST='%s': 1 (reduce by host, the default) or 0", v);
+    if (v && *v) gasnete_coll_by_host = v[0] == '1';
+  }
   gasnete_cteam_t *ct = calloc(1, sizeof *ct);
   if (!ct) gasnete_fatal("collectives: out of memory for a team");
   gasnete_coll_order(ct, tm);
@@ -355,5 +368,7 @@ void gasnete_coll_team_fini(gasnetc_team_t *tm) {
   if (!ct) return;
   free(ct->at);
   free(ct->pos);
+  free(ct->group);
+  free(ct->gstart);
   free(ct);
 }

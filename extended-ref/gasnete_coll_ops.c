@@ -324,53 +324,117 @@ static int gasnete_reduce_one_kick(gasnete_coll_op_t *op) {
 
 /* ---- reduce to all: recursive doubling ------------------------------------------------------ */
 
-/* Members at positions p < 2e (e = n - 2^k, 2^k <= n the largest) pair up
- * (2i, 2i+1) and take part as virtual member i; those above as p - e. */
+/* The rank of member j of a recursive doubling. */
+typedef gex_Rank_t (*gasnete_member_fn)(const gasnete_coll_op_t *op, gex_Rank_t j);
+static gex_Rank_t gasnete_member_all(const gasnete_coll_op_t *op, gex_Rank_t j) {
+  return gasnete_rank_at(op, 0, j);
+}
+static gex_Rank_t gasnete_member_leader(const gasnete_coll_op_t *op, gex_Rank_t g) {
+  const gasnete_cteam_t *ct = op->tm->coll;
+  return ct->at[ct->gstart[g]];
+}
+
+/* Members j < 2e (e = m - 2^k, 2^k <= m the largest) pair up (2i, 2i+1)
+ * and take part as virtual member i; those above as j - e. */
 static gex_Rank_t gasnete_virt_pos(gex_Rank_t v, gex_Rank_t e) { return v < e ? 2 * v : v + e; }
 
-static int gasnete_reduce_all_kick(gasnete_coll_op_t *op) {
-  gex_Rank_t n = op->tm->size, p = gasnete_pos_of(op, 0, op->tm->rank);
+/* Recursive doubling of op->acc among m members, this one member i: 1
+ * when op->acc holds the combination of all of theirs in member order.
+ * Members 2j+1 < 2e first give theirs to 2j and get the result back at the
+ * end. Uses op->step 1 (start) to 3 (done). */
+static int gasnete_doubling(gasnete_coll_op_t *op, gex_Rank_t m, gex_Rank_t i,
+                            gasnete_member_fn member) {
   gex_Rank_t pow2 = 1;
-  while (pow2 * 2 <= n) pow2 *= 2;
-  gex_Rank_t e = n - pow2, v = p < 2 * e ? p / 2 : p - e;
-  if (!op->acc) op->acc = gasnete_copy(op->src, op->nbytes);
-  if (p < 2 * e && (p & 1)) { /* give my value to p - 1, get the result back */
-    if (!op->sent) {
-      gasnete_coll_send(op, GASNETE_CSTAGE_FOLD, gasnete_rank_at(op, 0, p - 1), op->acc,
-                        op->nbytes);
-      op->sent = 1;
+  while (pow2 * 2 <= m) pow2 *= 2;
+  gex_Rank_t e = m - pow2, v = i < 2 * e ? i / 2 : i - e;
+  char *got;
+  if (i < 2 * e && (i & 1)) { /* give my value to i - 1, get the result back */
+    if (op->step == 1) {
+      gasnete_coll_send(op, GASNETE_CSTAGE_FOLD, member(op, i - 1), op->acc, op->nbytes);
+      op->step = 2;
     }
-    char *got = gasnete_coll_take(op, GASNETE_CSTAGE_UNFOLD, gasnete_rank_at(op, 0, p - 1),
-                                  op->nbytes);
-    if (!got) return 0;
-    memcpy(op->dst, got, op->nbytes);
-    free(got);
+    if (!(got = gasnete_coll_take(op, GASNETE_CSTAGE_UNFOLD, member(op, i - 1), op->nbytes)))
+      return 0;
+    free(op->acc);
+    op->acc = got;
     return 1;
   }
-  if (op->step == 0) { /* positions 2i take 2i+1's value */
-    if (p < 2 * e) {
-      char *got = gasnete_coll_take(op, GASNETE_CSTAGE_FOLD, gasnete_rank_at(op, 0, p + 1),
-                                    op->nbytes);
-      if (!got) return 0;
+  if (op->step == 1) { /* members 2j take 2j+1's value */
+    if (i < 2 * e) {
+      if (!(got = gasnete_coll_take(op, GASNETE_CSTAGE_FOLD, member(op, i + 1), op->nbytes)))
+        return 0;
       gasnete_red_acc(op, got, 1);
     }
-    op->step = 1;
+    op->step = 2;
     op->dist = 1;
+    op->sent = 0;
   }
   for (; op->dist < pow2; op->dist <<= 1, op->sent = 0) {
-    gex_Rank_t pv = v ^ op->dist, partner = gasnete_rank_at(op, 0, gasnete_virt_pos(pv, e));
+    gex_Rank_t pv = v ^ op->dist, partner = member(op, gasnete_virt_pos(pv, e));
     uint32_t stage = GASNETE_CSTAGE_ROUND + (uint32_t)__builtin_ctz(op->dist);
     if (!op->sent) {
       gasnete_coll_send(op, stage, partner, op->acc, op->nbytes);
       op->sent = 1;
     }
-    char *got = gasnete_coll_take(op, stage, partner, op->nbytes);
-    if (!got) return 0;
+    if (!(got = gasnete_coll_take(op, stage, partner, op->nbytes))) return 0;
     gasnete_red_acc(op, got, pv > v);
   }
-  if (p < 2 * e)
-    gasnete_coll_send(op, GASNETE_CSTAGE_UNFOLD, gasnete_rank_at(op, 0, p + 1), op->acc,
-                      op->nbytes);
+  if (i < 2 * e) gasnete_coll_send(op, GASNETE_CSTAGE_UNFOLD, member(op, i + 1), op->acc, op->nbytes);
+  op->step = 3;
+  return 1;
+}
+
+/* Every member in the doubling (USER_NC, or one member per neighbourhood). */
+static int gasnete_reduce_all_kick(gasnete_coll_op_t *op) {
+  if (op->step == 0) {
+    op->acc = gasnete_copy(op->src, op->nbytes);
+    op->step = 1;
+  }
+  if (op->step < 3 &&
+      !gasnete_doubling(op, op->tm->size, gasnete_pos_of(op, 0, op->tm->rank), gasnete_member_all))
+    return 0;
+  memcpy(op->dst, op->acc, op->nbytes);
+  return 1;
+}
+
+/* By host: each neighbourhood's members give their values to its leader
+ * (its first position), which combines them in order; the leaders run the
+ * doubling; each leader gives the result to its members. Fewer messages
+ * than all members in the doubling, and on a host one exchange of wake-ups
+ * instead of log2 of them (the barrier's shape). Steps: 10, 11 members;
+ * 20 leader gathering; 1..3 the doubling. */
+static int gasnete_reduce_host_kick(gasnete_coll_op_t *op) {
+  const gasnete_cteam_t *ct = op->tm->coll;
+  gex_Rank_t p = ct->pos[op->tm->rank], g = ct->group[p];
+  gex_Rank_t lead = ct->gstart[g], end = ct->gstart[g + 1];
+  char *got;
+  if (op->step == 0) {
+    op->acc = gasnete_copy(op->src, op->nbytes);
+    op->step = p == lead ? 20 : 10;
+    op->next_rank = p + 1;
+  }
+  if (p != lead) {
+    if (op->step == 10) {
+      gasnete_coll_send(op, GASNETE_CSTAGE_HGATHER, ct->at[lead], op->acc, op->nbytes);
+      op->step = 11;
+    }
+    if (!(got = gasnete_coll_take(op, GASNETE_CSTAGE_HRELEASE, ct->at[lead], op->nbytes)))
+      return 0;
+    memcpy(op->dst, got, op->nbytes);
+    free(got);
+    return 1;
+  }
+  if (op->step == 20) {
+    for (; op->next_rank < end; op->next_rank++) {
+      got = gasnete_coll_take(op, GASNETE_CSTAGE_HGATHER, ct->at[op->next_rank], op->nbytes);
+      if (!got) return 0;
+      gasnete_red_acc(op, got, 1);
+    }
+    op->step = 1;
+  }
+  if (op->step < 3 && !gasnete_doubling(op, ct->ngroups, g, gasnete_member_leader)) return 0;
+  for (gex_Rank_t q = lead + 1; q < end; q++)
+    gasnete_coll_send(op, GASNETE_CSTAGE_HRELEASE, ct->at[q], op->acc, op->nbytes);
   memcpy(op->dst, op->acc, op->nbytes);
   return 1;
 }
@@ -426,8 +490,13 @@ gex_Event_t gasnete_coll_reduce(const char *fname, gasnetc_team_t *tm, gex_Rank_
   gasnete_reduce_check(fname, dt, dt_sz, dt_cnt, op, user_op);
   if (GASNETE_UNLIKELY(!src || (!dst && (to_all || tm->rank == root))))
     gasnete_fatal("%s: %s is NULL", fname, src ? "dst" : "src");
-  gasnete_coll_op_t *op_ = gasnete_coll_op_new(
-      fname, tm, sync, to_all ? gasnete_reduce_all_kick : gasnete_reduce_one_kick);
+  int ordered = op == GEX_OP_USER_NC; /* rank order, not neighbourhoods */
+  const gasnete_cteam_t *ct = tm->coll;
+  int (*kick)(gasnete_coll_op_t *) = !to_all ? gasnete_reduce_one_kick
+                                     : !ordered && ct->ngroups < tm->size && gasnete_coll_by_host
+                                         ? gasnete_reduce_host_kick
+                                         : gasnete_reduce_all_kick;
+  gasnete_coll_op_t *op_ = gasnete_coll_op_new(fname, tm, sync, kick);
   op_->fini = gasnete_coll_free_acc;
   op_->root = to_all ? 0 : root;
   op_->dst = dst;
@@ -439,7 +508,7 @@ gex_Event_t gasnete_coll_reduce(const char *fname, gasnetc_team_t *tm, gex_Rank_
   op_->opcode = op;
   op_->user_op = user_op;
   op_->user_cdata = user_cdata;
-  op_->ordered = op == GEX_OP_USER_NC;
+  op_->ordered = ordered;
   return gasnete_coll_op_start(op_);
 }
 

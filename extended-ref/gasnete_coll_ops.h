@@ -14,6 +14,9 @@ typedef struct gasnete_cteam {
   int inflight;      /* of them, not complete here */
   gex_Rank_t *at;    /* [size] the members by neighbourhood: at[position] = rank */
   gex_Rank_t *pos;   /* [size] its inverse */
+  gex_Rank_t ngroups; /* neighbourhoods among the members: positions */
+  gex_Rank_t *gstart; /* [ngroups + 1] gstart[g] .. gstart[g+1]-1 are group g */
+  gex_Rank_t *group;  /* [size] the group of each position */
 } gasnete_cteam_t;
 
 /* Stages: a message's stage tells which step of its operation it belongs
@@ -25,6 +28,8 @@ enum {
   GASNETE_CSTAGE_DATA2 = 3,  /* its second (gather_all's broadcast, a reduction's result) */
   GASNETE_CSTAGE_FOLD = 4,   /* reduce-to-all: the extra members' contributions */
   GASNETE_CSTAGE_UNFOLD = 5, /* reduce-to-all: their results */
+  GASNETE_CSTAGE_HGATHER = 6,  /* reduce-to-all by host: to the neighbourhood's leader */
+  GASNETE_CSTAGE_HRELEASE = 7, /* reduce-to-all by host: the leader's result */
   GASNETE_CSTAGE_ROUND = 8,  /* reduce-to-all: round k is stage ROUND + k */
 };
 enum { GASNETE_CPHASE_IN, GASNETE_CPHASE_DATA, GASNETE_CPHASE_OUT, GASNETE_CPHASE_DONE };
@@ -56,6 +61,10 @@ typedef struct gasnete_coll_op {
   const void *user_cdata;
   int ordered;               /* combine in rank order (USER_NC), not by neighbourhood */
 } gasnete_coll_op_t;
+
+/* GASNET_COLL_BY_HOST (default 1): reduce-to-all combines at a leader per
+ * neighbourhood (gasnete_coll_ops.c); 0: every member in the doubling. */
+extern int gasnete_coll_by_host;
 
 /* A new operation of team tm, numbered; kick runs its data steps. */
 gasnete_coll_op_t *gasnete_coll_op_new(const char *fname, gasnetc_team_t *tm, int sync,

@@ -11,6 +11,7 @@
  *                              gasneti_parse_bytes reads it: 512k, 4M, 1G);
  *                              chunks are min(1 MiB, this / 2)
  *   GASNET_BARRIER_BY_HOST     1 (default) or 0, read by gasnete_barrier.c
+ *   GASNET_COLL_BY_HOST        1 (default) or 0, read by gasnete_coll.c
  */
 #include <stdarg.h>
 #include <stdio.h>

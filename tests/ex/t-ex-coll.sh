@@ -10,7 +10,8 @@
 # top of t_ex_coll.c), on the job and on a team in reverse order, on 2, 3
 # and 4 ranks with shared memory on (the default), off
 # (GASNET_SUPERNODE_MAXSIZE=1) and mixed (neighbourhoods of 2 on 3 and 4
-# ranks); with one UDP credit / a 4 KiB TCP socket buffer; on udp under 10%
+# ranks; reduce-to-all by host, the default, and by every member,
+# GASNET_COLL_BY_HOST=0); with one UDP credit / a 4 KiB TCP socket buffer; on udp under 10%
 # loss, 5% duplicates and 5% reordering; once under valgrind (udp). Then
 # each misuse of t_ex_coll_misuse must end the job with its message.
 set -u
@@ -32,6 +33,10 @@ for n in 2 3 4; do
 done
 run "-n 3, neighbourhoods of 2 (ranks 0-1, 2)" 3 GASNET_SUPERNODE_MAXSIZE=2
 run "-n 4, neighbourhoods of 2 (ranks 0-1, 2-3)" 4 GASNET_SUPERNODE_MAXSIZE=2
+run "-n 4, neighbourhoods of 2, reduce-to-all by every member (GASNET_COLL_BY_HOST=0)" 4 \
+  GASNET_SUPERNODE_MAXSIZE=2 GASNET_COLL_BY_HOST=0
+run "-n 3, one neighbourhood, reduce-to-all by every member (GASNET_COLL_BY_HOST=0)" 3 \
+  GASNET_COLL_BY_HOST=0
 run "-n 3, little room, no shared memory" 3 T_COLL_BIG=262144 GASNET_SUPERNODE_MAXSIZE=1 \
   GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096
 if [ "$CONDUIT" = udp ]; then
