@@ -297,30 +297,34 @@ static void deliver(gasnetc_transport_t *t, amtcp_conn_t *c, const void *hdr, si
   t->cfg.deliver(t->cfg.ctx, c->rank, hdr, hdrlen, payload, paylen);
 }
 
+/* A big payload read in place is complete (big_got == big_len): deliver it
+ * and go back to the buffer. Returns frames delivered (1). */
+int amtcp_rx_big_done(gasnetc_transport_t *t, amtcp_conn_t *c) {
+  deliver(t, c, c->big_hdr, c->big_f.hdrlen, c->big, c->big_len);
+  if (c->big_owned) free(c->big);
+  c->big = NULL;
+  c->skip = amtcp_pad(c->big_len);
+  c->rpos = c->rend = c->big_len & (AMTCP_ALIGN - 1); /* buffer offset == stream offset mod 16 */
+  return 1;
+}
+
 /* Read what c has (one recv into its buffer, or a big payload until the
  * socket is empty) and deliver every complete frame. The caller owns c's
  * receive state (rx_busy). Returns frames delivered; *fail names a fatal
  * problem with the connection (*bad set when it is a malformed frame). */
 static int rx_read(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, int *bad,
                    amtcp_frame_t *badf, int *bye, size_t io[4]) {
-  int n = 0;
   if (c->big) { /* a payload being read in place */
     while (c->big_got < c->big_len) {
       ssize_t k = recv(c->fd, c->big + c->big_got, c->big_len - c->big_got, MSG_DONTWAIT);
       io[0]++;
       if (k > 0) { c->big_got += (size_t)k; io[1] += (size_t)k; continue; }
-      if (k == 0) { *fail = errno_why(0); return n; }
+      if (k == 0) { *fail = errno_why(0); return 0; }
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) *fail = errno_why(errno);
-      return n;
+      return 0;
     }
-    deliver(t, c, c->big_hdr, c->big_f.hdrlen, c->big, c->big_len);
-    n++;
-    if (c->big_owned) free(c->big);
-    c->big = NULL;
-    c->skip = amtcp_pad(c->big_len);
-    c->rpos = c->rend = c->big_len & (AMTCP_ALIGN - 1); /* buffer offset == stream offset mod 16 */
-    return n;
+    return amtcp_rx_big_done(t, c);
   }
   if (!c->rbuf && !(c->rbuf = aligned_alloc(AMTCP_ALIGN, AMTCP_RXBUF))) {
     *fail = "out of memory for a receive buffer";
@@ -341,6 +345,14 @@ static int rx_read(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, i
     return 0;
   }
   c->rend += (size_t)k;
+  int n = amtcp_rx_parse(t, c, fail, bad, badf, bye, io);
+  if (c->big && !*fail) n += rx_read(t, c, fail, bad, badf, bye, io); /* read on into place */
+  return n;
+}
+
+int amtcp_rx_parse(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, int *bad,
+                   amtcp_frame_t *badf, int *bye, size_t io[4]) {
+  int n = 0;
   size_t need = AMTCP_FRAME_HDR; /* bytes from rpos the next step waits for */
   for (;;) {
     size_t avail = c->rend - c->rpos;
@@ -409,7 +421,7 @@ static int rx_read(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, i
     memcpy(c->big_hdr, hdr, f.hdrlen);
     c->place_tried = 0;
     c->rpos = c->rend = 0;
-    return n + rx_read(t, c, fail, bad, badf, bye, io); /* read on into place */
+    return n; /* the caller reads the rest into place */
   }
   if (c->rpos == c->rend) {
     c->rpos = c->rend = c->rpos & (AMTCP_ALIGN - 1);

@@ -58,7 +58,7 @@ static void shake_mac(gasnetc_transport_t *t, const char *label, const unsigned 
   gasneti_hmac_sha256(t->cfg.job_key, GASNETC_KEY_LEN, 2, piece, plen, out);
 }
 
-static void shake_make(gasnetc_transport_t *t, unsigned char *rec, uint8_t type, uint32_t dst) {
+void amtcp_shake_make(gasnetc_transport_t *t, unsigned char *rec, uint8_t type, uint32_t dst) {
   unsigned char mac[AMTCP_MAC_LEN] = {0};
   amtcp_wire_shake_encode(rec, type, t->cfg.myrank, dst, mac);
   shake_mac(t, type == AMTCP_T_HELLO ? amtcp_label_hello : amtcp_label_welcome, rec, mac);
@@ -67,8 +67,8 @@ static void shake_make(gasnetc_transport_t *t, unsigned char *rec, uint8_t type,
 
 /* Check a received record: type, ranks (src == want_src unless that is
  * UINT32_MAX, then src < myrank), MAC. */
-static amtcp_bad_t shake_check(gasnetc_transport_t *t, const unsigned char *rec, uint8_t type,
-                               uint32_t want_src, uint32_t *src) {
+amtcp_bad_t amtcp_shake_check(gasnetc_transport_t *t, const unsigned char *rec, uint8_t type,
+                              uint32_t want_src, uint32_t *src) {
   uint32_t dst;
   amtcp_bad_t b = amtcp_wire_shake_decode(rec, type, src, &dst);
   if (b != AMTCP_BAD_NONE) return b;
@@ -264,7 +264,7 @@ static int pend_step(gasnetc_transport_t *t, pend_t *p, short revents, uint32_t 
     socklen_t el = sizeof err;
     getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &el);
     if (err == 0) {
-      shake_make(t, rec, AMTCP_T_HELLO, p->rank);
+      amtcp_shake_make(t, rec, AMTCP_T_HELLO, p->rank);
       if (send(p->fd, rec, sizeof rec, MSG_NOSIGNAL) == (ssize_t)sizeof rec) {
         p->phase = PEND_WELCOME;
         return 0;
@@ -288,7 +288,7 @@ static int pend_step(gasnetc_transport_t *t, pend_t *p, short revents, uint32_t 
       p->retry_ns = gasneti_now_ns() + AMTCP_RETRY_NS;
       return 0;
     }
-    if ((bad = shake_check(t, p->rec, AMTCP_T_WELCOME, p->rank, &src)) != AMTCP_BAD_NONE) {
+    if ((bad = amtcp_shake_check(t, p->rec, AMTCP_T_WELCOME, p->rank, &src)) != AMTCP_BAD_NONE) {
       fprintf(stderr, "amtcp: rank %u: the listener of rank %u at %s answered the handshake "
               "wrongly: %s\n", t->cfg.myrank, p->rank,
               amtcp_addr_name(&t->conns[p->rank].addr, name, sizeof name), amtcp_bad_name(bad));
@@ -305,7 +305,7 @@ static int pend_step(gasnetc_transport_t *t, pend_t *p, short revents, uint32_t 
       pend_refuse(t, p, errno ? strerror(errno) : "closed before its handshake");
       return 0;
     }
-    if ((bad = shake_check(t, p->rec, AMTCP_T_HELLO, UINT32_MAX, &src)) != AMTCP_BAD_NONE) {
+    if ((bad = amtcp_shake_check(t, p->rec, AMTCP_T_HELLO, UINT32_MAX, &src)) != AMTCP_BAD_NONE) {
       pend_refuse(t, p, amtcp_bad_name(bad));
       return 0;
     }
@@ -317,7 +317,7 @@ static int pend_step(gasnetc_transport_t *t, pend_t *p, short revents, uint32_t 
       pend_refuse(t, p, "a second connection from the same rank");
       return 0;
     }
-    shake_make(t, rec, AMTCP_T_WELCOME, src);
+    amtcp_shake_make(t, rec, AMTCP_T_WELCOME, src);
     if (send(p->fd, rec, sizeof rec, MSG_NOSIGNAL) != (ssize_t)sizeof rec) {
       pend_refuse(t, p, "cannot answer its handshake");
       return 0;

@@ -167,12 +167,29 @@ struct gasnetc_transport {
 #endif
 };
 
+/* amtcp.c: the receive path without its recv() calls, so that
+ * tests/fuzz/fuzz_amtcp_stream.c feeds it bytes as the socket would.
+ * amtcp_rx_parse delivers every complete frame in c->rbuf[rpos, rend) and
+ * returns their number; a malformed frame sets *fail and *bad (the
+ * connection is then closed). When it returns with c->big set, the rest of
+ * that payload (big_len - big_got bytes) goes straight to c->big, then
+ * amtcp_rx_big_done delivers it. The caller owns c's receive state. */
+int amtcp_rx_parse(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, int *bad,
+                   amtcp_frame_t *badf, int *bye, size_t io[4]);
+int amtcp_rx_big_done(gasnetc_transport_t *t, amtcp_conn_t *c);
+
 /* amtcp_conn.c */
 int amtcp_listen(gasnetc_transport_t *t);                 /* at open */
 int amtcp_address(gasnetc_transport_t *t, void *blob, size_t *len);
 int amtcp_mesh(gasnetc_transport_t *t, const void *blobs, size_t stride);
 void amtcp_late_accept(gasnetc_transport_t *t);           /* lock NOT held */
 void amtcp_sock_tune(gasnetc_transport_t *t, int fd);     /* buffers before connect */
+/* Handshake records (amtcp_wire.h) with their MAC: make one of `type` from
+ * us to dst; check a received one (src == want_src, or src < myrank when
+ * want_src is UINT32_MAX; dst us; MAC). */
+void amtcp_shake_make(gasnetc_transport_t *t, unsigned char *rec, uint8_t type, uint32_t dst);
+amtcp_bad_t amtcp_shake_check(gasnetc_transport_t *t, const unsigned char *rec, uint8_t type,
+                              uint32_t want_src, uint32_t *src);
 const char *amtcp_addr_name(const struct sockaddr_storage *ss, char *buf, size_t len);
 
 #endif /* AMTCP_INTERNAL_H */

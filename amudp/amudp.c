@@ -291,25 +291,18 @@ static amudp_rxbatch_t *rx_batch_get(gasnetc_transport_t *t) { /* lock held */
   return b;
 }
 
-/* Check one datagram and run its protocol part (acks, seq). Returns -1 if
- * it was dropped, 0 if it was good but carries nothing to deliver, 1 when it
- * carries frame bytes to deliver, filled into *it. Lock held. */
-static int rx_datagram(gasnetc_transport_t *t, amudp_rxbatch_t *b, int i, uint64_t now,
-                       amudp_rxitem_t *it) {
-  struct msghdr *mh = &b->msgs[i].msg_hdr;
-  size_t len = b->msgs[i].msg_len;
-  unsigned char *buf = b->iov[i].iov_base;
+int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, int truncated,
+                      const struct sockaddr_storage *from, uint64_t now, amudp_rxitem_t *it) {
   AMUDP_COUNT(t, datagrams_received, 1);
   AMUDP_COUNT(t, bytes_received, len);
-  amudp_bad_t why = (mh->msg_flags & MSG_TRUNC) ? AMUDP_BAD_SHORT
-                                                 : amudp_wire_decode(buf, len, &it->h, &t->keys);
+  amudp_bad_t why = truncated ? AMUDP_BAD_SHORT : amudp_wire_decode(buf, len, &it->h, &t->keys);
   if (why != AMUDP_BAD_NONE) {
     t->ctr[amudp_bad_counter[why]]++;
     AMUDP_COUNT(t, bad_datagrams, 1);
     return -1;
   }
   amudp_peer_t *p = &t->peers[it->h.src];
-  if (!sa_equal(&b->from[i], &p->addr, 1)) { /* right key, wrong sender address */
+  if (!sa_equal(from, &p->addr, 1)) { /* right key, wrong sender address */
     AMUDP_COUNT(t, bad_addr, 1);
     AMUDP_COUNT(t, bad_datagrams, 1);
     return -1;
@@ -380,7 +373,9 @@ static int rx_once(gasnetc_transport_t *t, int *delivered) {
     AMUDP_LOCK(t);
     for (int i = 0; i < m; i++) {
       amudp_rxitem_t *it = &b->items[nitem];
-      int r = rx_datagram(t, b, i, now, it);
+      int r = amudp_rx_datagram(t, b->iov[i].iov_base, b->msgs[i].msg_len,
+                                (b->msgs[i].msg_hdr.msg_flags & MSG_TRUNC) != 0, &b->from[i],
+                                now, it);
       if (r >= 0) seen[nseen++] = it->h.src;
       if (r > 0) src[nitem++] = it->h.src;
     }

@@ -114,7 +114,10 @@ int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it)
     memcpy(r->hdr, it->hdr, h->hdrlen);
     r->next = p->reasm;
     p->reasm = r;
-  } else if (r->msg_len != h->msg_len || r->hdrlen != h->hdrlen) {
+  }
+  /* A fragment that disagrees with the frame's first one, or brings more
+   * bytes than the frame lacks (an overlap), is malformed: dropped. */
+  if (r->msg_len != h->msg_len || r->hdrlen != h->hdrlen || it->len > r->msg_len - r->got) {
     AMUDP_COUNT(t, bad_frag, 1);
     AMUDP_UNLOCK(t);
     return 0;

@@ -262,6 +262,14 @@ void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov
 uint64_t amudp_fault_timers(gasnetc_transport_t *t, uint64_t now); /* next due or UINT64_MAX */
 
 /* amudp.c */
+/* Check one received datagram of len bytes from `from` (truncated: the
+ * kernel cut it) and run its protocol part (acks, seq). Returns -1 if it was
+ * dropped (counted under its reason), 0 if it was good but carries nothing
+ * to deliver, 1 when it carries frame bytes for amudp_frag_deliver, filled
+ * into *it (pointing into buf). Lock held. No I/O of its own but acks, so
+ * tests/fuzz/fuzz_amudp_datagram.c feeds it bytes exactly as the socket would. */
+int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, int truncated,
+                      const struct sockaddr_storage *from, uint64_t now, amudp_rxitem_t *it);
 double amudp_env_num(gasnetc_transport_t *t, const char *name, double dflt,
                      double lo, double hi);
 

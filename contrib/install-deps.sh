@@ -1,7 +1,8 @@
 #!/bin/sh
 # contrib/install-deps.sh [--tests]
 # Install the Debian packages the build needs (with --tests: and the ones the
-# test suite runs: MPICH, Open MPI, Slurm, munge), when one is missing and we
+# test suite runs: MPICH, Open MPI, Slurm, munge; clang with its libFuzzer
+# runtime, in libclang-rt-dev, for tests/fuzz), when one is missing and we
 # are root. Not root: say what is missing and go on (configure then names the
 # package it could not find; a test that lacks one is skipped and says why).
 # Services these packages would start on installation (slurmd, munge) are
@@ -10,7 +11,7 @@ PKGS="build-essential autoconf automake libtool pkg-config libuv1-dev zlib1g-dev
 libpmix-dev libpmi2-0-dev \
 openssh-server openssh-client iproute2 procps psmisc valgrind"
 [ "${1:-}" = --tests ] && PKGS="$PKGS mpich libmpich-dev openmpi-bin libopenmpi-dev \
-slurmd slurmctld slurm-client munge python3"
+slurmd slurmctld slurm-client munge python3 clang libclang-rt-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

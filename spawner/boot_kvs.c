@@ -221,6 +221,8 @@ static void kvs_fini(int code)
 {
   (void)code;                 /* the launcher learns it from our exit status */
   kv.kvs->fini();
+  free(kv.val);
+  kv.val = NULL;
 }
 
 /* The launcher kills every rank on an abort, its output forwarders too:

@@ -82,7 +82,7 @@ typedef struct spawn_opts {
 int spawn_opts_read(const spawn_cfg_t *c, spawn_opts_t *o, char *why, size_t whylen);
 
 void spawn_cfg_put(spawn_buf_t *b, const spawn_cfg_t *c);
-int spawn_cfg_get(spawn_rd_t *r, spawn_cfg_t *c);  /* 0 or -EPROTO */
+int spawn_cfg_get(spawn_rd_t *r, spawn_cfg_t *c);  /* 0, or -EPROTO and nothing to free */
 void spawn_cfg_free(spawn_cfg_t *c);
 const char *spawn_cfg_getenv(const spawn_cfg_t *c, const char *name);
 

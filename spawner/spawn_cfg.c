@@ -47,9 +47,9 @@ void spawn_cfg_put(spawn_buf_t *b, const spawn_cfg_t *c)
   put_strv(b, c->env, c->nenv);
 }
 
-int spawn_cfg_get(spawn_rd_t *r, spawn_cfg_t *c)
+/* Decode, then check; a malformed description leaves nothing allocated. */
+static int cfg_decode(spawn_rd_t *r, spawn_cfg_t *c)
 {
-  memset(c, 0, sizeof *c);
   c->size = spawn_rd_u32(r);
   c->lo = spawn_rd_u32(r);
   c->n = spawn_rd_u32(r);
@@ -85,6 +85,14 @@ int spawn_cfg_get(spawn_rd_t *r, spawn_cfg_t *c)
   }
   if (c->lo != c->sub_lo || at != c->sub_lo + c->sub_n) return -EPROTO;
   return 0;
+}
+
+int spawn_cfg_get(spawn_rd_t *r, spawn_cfg_t *c)
+{
+  memset(c, 0, sizeof *c);
+  int rc = cfg_decode(r, c);
+  if (rc < 0) spawn_cfg_free(c);
+  return rc;
 }
 
 static void free_strv(char **v, uint32_t n)

@@ -272,8 +272,14 @@ int spawn_welcome_rank_decode(const uint8_t *p, size_t len, uint32_t *rank, uint
   *n = spawn_rd_u32(&r);
   if (r.bad || *size == 0 || *rank >= *size || *n > len / 4) return -EPROTO;
   if (!(*env = calloc((size_t)*n + 1, sizeof **env))) return -ENOMEM;
-  for (uint32_t i = 0; i < *n; i++)
-    if (!((*env)[i] = spawn_rd_str(&r))) return -EPROTO;
+  for (uint32_t i = 0; i < *n; i++) {
+    if (!((*env)[i] = spawn_rd_str(&r))) { /* a bad string: give back what we took */
+      for (uint32_t j = 0; j < i; j++) free((*env)[j]);
+      free(*env);
+      *env = NULL;
+      return -EPROTO;
+    }
+  }
   return 0;
 }
 
@@ -321,6 +327,12 @@ int spawn_ticket_format(const spawn_ticket_t *t, char *out, size_t outlen)
   return n > 0 && (size_t)n < outlen ? 0 : -ENAMETOOLONG;
 }
 
+static int hex_digit(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 int spawn_ticket_parse(const char *line, spawn_ticket_t *t)
 {
   char hex[2 * SPAWN_SECRET_LEN + 2];
@@ -328,10 +340,11 @@ int spawn_ticket_parse(const char *line, spawn_ticket_t *t)
   if (sscanf(line, "GASNETRUN1 %65s %63s %u %u %u", hex, t->addr, &port, &kind, &id) != 5
       || strlen(hex) != 2 * SPAWN_SECRET_LEN || port == 0 || port > 65535)
     return -EINVAL;
+  /* Every digit checked: sscanf's %2x would take "6v" as 6, or a sign. */
   for (int i = 0; i < SPAWN_SECRET_LEN; i++) {
-    unsigned x;
-    if (sscanf(hex + 2 * i, "%2x", &x) != 1) return -EINVAL;
-    t->secret[i] = (uint8_t)x;
+    int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return -EINVAL;
+    t->secret[i] = (uint8_t)(hi << 4 | lo);
   }
   t->port = (uint16_t)port; t->kind = kind; t->id = id;
   return 0;

@@ -145,7 +145,8 @@ int spawn_exit_decode(const uint8_t *p, size_t len, spawn_exit_t *e);
 /* A rank's WELCOME body: rank, size, then the environment snapshot
  * (u32 count, count strings "K=V"), which spawn_env_put makes once. */
 void spawn_env_put(spawn_buf_t *b, char **env, uint32_t n);
-/* env: malloc'd array of n+1 malloc'd strings (NULL-terminated) */
+/* env: malloc'd array of n+1 malloc'd strings (NULL-terminated); on an
+ * error nothing is left allocated (*env NULL) */
 int spawn_welcome_rank_decode(const uint8_t *p, size_t len, uint32_t *rank, uint32_t *size,
                               char ***env, uint32_t *n);
 

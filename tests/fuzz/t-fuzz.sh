@@ -1,0 +1,31 @@
+#!/bin/bash
+# t-fuzz.sh - every parser of bytes from outside the process, fuzzed briefly
+# with libFuzzer + ASan + UBSan from the corpus in tests/fuzz/corpus/ (its
+# regression inputs first): the amudp datagram path, the amtcp stream and
+# handshake, the launcher protocol and ticket, the key-value blobs, the PMI-1
+# replies. Any crash, leak or sanitizer report fails. FUZZ_SECONDS per
+# harness (default 5); tests/fuzz/run.sh NAME SECONDS fuzzes one for longer.
+# timeout: 300
+set -u
+top=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+out="$top/tests/out/fuzz"
+mkdir -p "$out"
+probe="$out/probe.c"
+printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe"
+if ! command -v clang >/dev/null 2>&1; then
+  echo "SKIPPED: no clang (contrib/install-deps.sh --tests installs it)"; exit 77
+fi
+if ! TMPDIR="$out" clang -fsanitize=fuzzer,address,undefined -o "$out/probe" "$probe" 2>"$out/probe.err"; then
+  cat "$out/probe.err"
+  echo "SKIPPED: clang cannot build a libFuzzer program (libclang-rt-dev missing?)"; exit 77
+fi
+rm -f "$out/probe" "$out/probe.c" "$out/probe.err"
+rm -rf "$out/work" "$out/artifacts"   # each run starts from the tree's corpus
+corpus_sum() { (cd "$top/tests/fuzz/corpus" && find . -type f -exec md5sum {} + | sort); }
+before=$(corpus_sum)
+start=$(date +%s)
+FUZZ_JOBS=2 "$top/tests/fuzz/run.sh" "" "${FUZZ_SECONDS:-5}"; rc=$?
+echo "t-fuzz: $(( $(date +%s) - start )) s, status $rc"
+# The tree's corpus is read, never written.
+[ "$(corpus_sum)" = "$before" ] || { echo "FAIL: the run changed tests/fuzz/corpus"; rc=1; }
+exit $rc
