@@ -122,6 +122,7 @@ int main(int argc, char **argv) {
   }
   printf("t_live: node %u: %s\n", (unsigned)me, bad ? "FAILED" : "ok");
   fflush(stdout);
+  free(seg);
   gasnet_exit(bad);
   return 0;
 }
