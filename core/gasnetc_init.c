@@ -296,8 +296,7 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
     if (tp->ops->address(tp->t, rec->addr + i * GASNETC_ADDR_MAX, &alen) != 0)
       gasnetc_fatal("%s: the %s transport has no address", call, tp->ops->name);
   }
-  size_t alen;
-  if (with_addrs) gasnetc_live_address(rec->addr + gasnetc_g.ntp * GASNETC_ADDR_MAX, &alen);
+  if (with_addrs) gasnetc_live_address(rec->addr + gasnetc_g.ntp * GASNETC_ADDR_MAX);
   if (boot_exchange(rec, stride, all) != 0)
     gasnetc_fatal("%s: the bootstrap exchange failed", call);
   for (gasnet_node_t i = 0; i < n && with_seg; i++) {

@@ -259,9 +259,9 @@ fail:;
   return -err;
 }
 
-void gasnetc_live_address(void *blob, size_t *len) {
+void gasnetc_live_address(void *blob) {
   memset(blob, 0, GASNETC_ADDR_MAX);
-  *len = gasnetc_live.fd < 0 ? GASNETC_ADDR_MAX : gasnetc_addr_encode(&gasnetc_live.self, blob);
+  if (gasnetc_live.fd >= 0) gasnetc_addr_encode(&gasnetc_live.self, blob);
 }
 
 int gasnetc_live_connect(const void *blobs, size_t stride) {

@@ -51,9 +51,9 @@ _Static_assert(GASNETC_LIVE_LEN == 40, "a probe is 40 bytes");
  * job of one rank opens nothing. 0, or -errno after one line naming the
  * step. */
 int gasnetc_live_open(gasnetc_transport_config_t *cfg);
-/* The socket's address blob (core/transport_addr.h), for the attach
- * exchange; a zero blob when nothing was opened. */
-void gasnetc_live_address(void *blob, size_t *len);
+/* The socket's address blob (core/transport_addr.h) into GASNETC_ADDR_MAX
+ * bytes, for the attach exchange; zeros when nothing was opened. */
+void gasnetc_live_address(void *blob);
 /* Learn every rank's blob (rank r's at blobs + r * stride) and start the
  * thread. 0, or -errno after one line. */
 int gasnetc_live_connect(const void *blobs, size_t stride);
