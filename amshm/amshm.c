@@ -49,6 +49,7 @@
 #include <sys/types.h>
 
 #include "transport.h"
+#include "transport_live.h"
 #include "gasneti_env.h"
 #include "gasneti_time.h"
 #include "gasnett_internal.h" /* gasnett__envreport */
@@ -118,6 +119,10 @@ typedef struct amshm_peer {
   amshm_ring_t tx[2], rx[2];
   amshm_pend_t *pend[2], *pend_last[2]; /* overflow, FIFO per ring */
   amshm_rx_t asm_[2];     /* reassembly per ring (a ring is FIFO) */
+  /* liveness (amshm_live_due; t->checking guards them) */
+  uint64_t live_seen;     /* bytes it had published to us at the last look */
+  uint64_t live_quiet_ns; /* nothing published since (as of the last look) */
+  gasnetc_live_watch_t live;
 #if GASNETC_THREADS
   pthread_mutex_t txlock[2], rxlock[2];
 #else
@@ -154,7 +159,9 @@ struct gasnetc_transport {
   uint32_t npeers;
   amshm_peer_t **by_rank; /* [nranks], NULL when not served */
   struct pollfd *pfds;    /* the peers' pidfds, for amshm_check_exits */
-  int checking;           /* a thread is in amshm_check_exits (PAR) */
+  int checking;           /* a thread is in amshm_check_exits or amshm_live_due (PAR) */
+  uint64_t live_next_ns;  /* when amshm_live_due looks next (atomic) */
+  char dead_msg[96];      /* "no answer for 30 s: dead or stopped" */
   unsigned polls;         /* since the last look at the pidfds (racy in PAR: a hint) */
   uint64_t next_check;    /* gasneti_now_ns() of the next look while polling */
   uint64_t ctr[AMSHM_NCOUNTERS];
@@ -523,6 +530,44 @@ static void amshm_check_exits(gasnetc_transport_t *t) {
   __atomic_store_n(&t->checking, 0, __ATOMIC_RELEASE);
 }
 
+/* A neighbour that stopped (SIGSTOP, a debugger) does not end: its pidfd
+ * stays quiet. Liveness (docs/transports.md, "Liveness"): a neighbour that
+ * published nothing to us for a quarter of the conduit's timeout
+ * (cfg.live_timeout_ns) is probed through the core's liveness service, and
+ * is dead when its liveness thread, which answers even while it computes,
+ * has not answered for the whole timeout (core/transport_live.h). What it
+ * published is read from the heads of its rings at each look, so the hot
+ * path counts nothing for it. Runs at each wake-up and every
+ * AMSHM_EXIT_CHECK_POLLS polls; idle wakes us for it. */
+static void amshm_live_due(gasnetc_transport_t *t, uint64_t now) {
+  if (now < __atomic_load_n(&t->live_next_ns, __ATOMIC_RELAXED) ||
+      __atomic_exchange_n(&t->checking, 1, __ATOMIC_ACQUIRE))
+    return;
+  uint64_t next = GASNETC_NEVER;
+  for (uint32_t i = 0; i < t->npeers && t->cfg.live_timeout_ns; i++) {
+    amshm_peer_t *p = &t->peers[i];
+    if (__atomic_load_n(&p->dead, __ATOMIC_ACQUIRE) || __atomic_load_n(&p->in->bye, __ATOMIC_ACQUIRE))
+      continue;
+    uint64_t seen = __atomic_load_n(&p->rx[AMSHM_REQ].ctl->head, __ATOMIC_RELAXED) +
+                    __atomic_load_n(&p->rx[AMSHM_REP].ctl->head, __ATOMIC_RELAXED);
+    if (seen != p->live_seen) {
+      p->live_seen = seen;
+      p->live_quiet_ns = now;
+    }
+    if (!gasnetc_live_watch(&t->cfg, &p->live, p->rank, p->live_quiet_ns, t->cfg.live_timeout_ns,
+                            now, &next) ||
+        __atomic_exchange_n(&p->dead, 1, __ATOMIC_ACQ_REL))
+      continue;
+    if (p->pidfd >= 0) { /* its end, if it comes, is no news: out of the wait */
+      t->cfg.watch(t->cfg.ctx, p->pidfd, 0);
+      t->pfds[i].fd = -1;
+    }
+    if (t->cfg.peer_dead) t->cfg.peer_dead(t->cfg.ctx, p->rank, t->dead_msg);
+  }
+  __atomic_store_n(&t->live_next_ns, next, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->checking, 0, __ATOMIC_RELEASE);
+}
+
 /* A count of polls, not exact under threads (a lost increment delays the
  * next look by a poll): no locked instruction on the hot path. */
 static inline unsigned amshm_poll_count(gasnetc_transport_t *t) {
@@ -540,8 +585,10 @@ static int amshm_poll(gasnetc_transport_t *t) {
     ssize_t got = read(t->wake[0], buf, sizeof buf);
     if (got > 0) AMSHM_COUNT(t, wakes_received, 1);
     amshm_check_exits(t);
+    amshm_live_due(t, gasneti_now_ns());
   } else if (amshm_poll_count(t) % AMSHM_EXIT_CHECK_POLLS == 0) {
     uint64_t now = gasneti_now_ns();
+    amshm_live_due(t, now);
     if (now >= __atomic_load_n(&t->next_check, __ATOMIC_RELAXED)) {
       __atomic_store_n(&t->next_check, now + AMSHM_EXIT_CHECK_NS, __ATOMIC_RELAXED);
       amshm_check_exits(t);
@@ -574,7 +621,7 @@ static uint64_t amshm_idle(gasnetc_transport_t *t) {
   for (uint32_t i = 0; i < t->npeers; i++)
     for (int k = 0; k < 2; k++)
       if (!amshm_ring_empty(&t->peers[i].rx[k])) return 0; /* arrived meanwhile */
-  return GASNETC_NEVER;
+  return __atomic_load_n(&t->live_next_ns, __ATOMIC_RELAXED); /* amshm_live_due */
 }
 
 /* -------------------------------------------------------------- set-up */
@@ -726,6 +773,10 @@ static int amshm_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
     t->pfds[t->npeers - 1] = (struct pollfd){.fd = p->pidfd, .events = POLLIN};
     t->by_rank[r] = p;
   }
+  uint64_t now = gasneti_now_ns(), tmo = t->cfg.live_timeout_ns;
+  for (uint32_t i = 0; i < t->npeers; i++) t->peers[i].live_quiet_ns = now;
+  t->live_next_ns = tmo && t->npeers ? now + tmo / GASNETC_LIVE_PROBES : GASNETC_NEVER;
+  snprintf(t->dead_msg, sizeof t->dead_msg, "no answer for %g s: dead or stopped", tmo / 1e9);
   return 0;
 }
 

@@ -67,6 +67,9 @@ static void amtcp_tunables_read(gasnetc_transport_t *t) {
   u->sockbuf = (int)env_num(t, "GASNET_TCP_SOCKBUF", 4 << 20, 0, 1 << 30);
   u->connect_timeout_s = env_num(t, "GASNET_TCP_CONNECT_TIMEOUT", 60, 0.1, 86400);
   u->queue_max = (size_t)env_num(t, "GASNET_TCP_QUEUE_MAX", 4 << 20, 0, 1 << 30);
+  double timeout = env_num(t, "GASNET_TCP_TIMEOUT", 30, 0, 86400); /* 0: never */
+  u->timeout_ns = (uint64_t)(timeout * 1e9);
+  snprintf(t->dead_msg, sizeof t->dead_msg, "no answer for %g s: dead or stopped", timeout);
   const char *pm = amtcp_getenv(t, "GASNET_TCP_POLL");
   u->poll_mode = AMTCP_POLL_AUTO;
   if (pm && !strcmp(pm, "direct")) u->poll_mode = AMTCP_POLL_DIRECT;
@@ -214,7 +217,7 @@ static void conn_fail(gasnetc_transport_t *t, amtcp_conn_t *c, const char *why) 
       t->live[i] = t->live[--t->nlive];
       break;
     }
-  if (why && !t->closing && !c->bye_rcvd) {
+  if (why && !t->closing && !c->bye_rcvd && !c->dead) { /* dead: amtcp_live.c said so */
     c->dead = 1;
     c->dead_why = why;
     c->dead_ns = gasneti_now_ns();
@@ -455,6 +458,7 @@ static int rx_conn(gasnetc_transport_t *t, amtcp_conn_t *c) {
   AMTCP_COUNT(t, bytes_received, io[1]);
   AMTCP_COUNT(t, frames_placed, io[2]);
   AMTCP_COUNT(t, big_buffers, io[3]);
+  c->live_rx += io[1];
   c->rx_busy = 0;
   if (bye) {
     c->bye_rcvd = 1;
@@ -540,6 +544,9 @@ static int amtcp_progress(gasnetc_transport_t *t) {
   }
   if (busy_get(t)) flush_all(t);
   if (__atomic_load_n(&t->done, __ATOMIC_RELAXED)) done_run(t);
+  unsigned lp = __atomic_load_n(&t->live_polls, __ATOMIC_RELAXED) + 1; /* no locked add */
+  __atomic_store_n(&t->live_polls, lp, __ATOMIC_RELAXED);
+  if (lp % AMTCP_LIVE_EVERY == 0) amtcp_live_due(t, gasneti_now_ns());
   if (__atomic_load_n(&t->dead_unreported, __ATOMIC_RELAXED)) report_dead(t);
   return n;
 }
@@ -563,7 +570,7 @@ static uint64_t amtcp_idle(gasnetc_transport_t *t) {
     __atomic_store_n(&t->listen_ns, now, __ATOMIC_RELAXED);
     amtcp_late_accept(t);
   }
-  uint64_t dl = GASNETC_NEVER;
+  uint64_t dl = amtcp_live_due(t, now);
   AMTCP_LOCK(t);
   conn_arm_all(t);
   if (t->dead_unreported)
@@ -761,6 +768,7 @@ static int amtcp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
   t->mesh_ns = gasneti_now_ns() - t0;
   t->direct = t->tun.poll_mode == AMTCP_POLL_DIRECT ||
               (t->tun.poll_mode == AMTCP_POLL_AUTO && t->nlive <= AMTCP_DIRECT_MAX);
+  amtcp_live_start(t, gasneti_now_ns());
   t->connected = 1;
   return 0;
 }

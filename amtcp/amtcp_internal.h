@@ -6,6 +6,7 @@
  *                  queue, the receive path, poll/wait, stats, tunables
  *   amtcp_conn.c   the listening socket, address blobs, the connection mesh
  *                  built in connect() with its handshake, late connections
+ *   amtcp_live.c   liveness: a silent peer is probed, a stopped one is dead
  *   amtcp_wire.h   the byte stream format
  *
  * Locking (PAR builds only, GASNETC_THREADS=1): one mutex, t->lock, guards
@@ -27,6 +28,7 @@
 #include <sys/uio.h>
 
 #include "transport.h"
+#include "transport_live.h"
 #include "amtcp_wire.h"
 
 #ifndef GASNETC_THREADS
@@ -59,6 +61,8 @@
 #define AMTCP_DEAD_GRACE_NS 500000000ULL /* a failed connection is reported
                                           this long after it failed: see report_dead */
 #define AMTCP_CLOSE_FLUSH_NS 2000000000ULL /* close flushes for at most 2 s */
+#define AMTCP_LIVE_EVERY   1024        /* polls between looks at the clock for the
+                                          liveness timer (a sleep looks at once) */
 
 /* Counters: one table, names generated from it (see amtcp_stats). */
 #define AMTCP_COUNTERS(X)                                                    \
@@ -124,6 +128,11 @@ typedef struct amtcp_conn {
   int big_owned;            /* big was malloc'd by us */
   amtcp_frame_t big_f;
   unsigned char big_hdr[GASNETC_HDR_MAX];
+  /* liveness (amtcp_live.c; the lock guards all four) */
+  uint64_t live_rx;         /* bytes received, counted by rx_conn */
+  uint64_t live_rx_seen;    /* live_rx at the last liveness look */
+  uint64_t live_quiet_ns;   /* nothing received since (as of the last look) */
+  gasnetc_live_watch_t live;
 } amtcp_conn_t;
 
 /* Tunables, read once at open (amtcp_tunables_read). */
@@ -133,6 +142,7 @@ typedef struct amtcp_tun {
   double connect_timeout_s;
   size_t queue_max;         /* queued bytes per peer before requests block */
   int poll_mode;            /* AMTCP_POLL_* */
+  uint64_t timeout_ns;      /* GASNET_TCP_TIMEOUT; 0: never */
 } amtcp_tun_t;
 
 enum { AMTCP_POLL_AUTO = 0, AMTCP_POLL_DIRECT = 1, AMTCP_POLL_EPOLL = 2 };
@@ -161,6 +171,9 @@ struct gasnetc_transport {
   uint32_t nlive;
   uint32_t dead_unreported;  /* atomic */
   amtcp_chunk_t *chunk_free; /* one spare AMTCP_CHUNK chunk */
+  uint64_t live_next_ns;    /* when the liveness timer runs next (atomic) */
+  unsigned live_polls;      /* polls since it looked at the clock (a hint: racy in PAR) */
+  char dead_msg[96];        /* "no answer for 30 s: dead or stopped" */
   uint64_t ctr[AMTCP_NCOUNTERS];
 #if GASNETC_THREADS
   pthread_mutex_t lock;
@@ -191,5 +204,9 @@ void amtcp_shake_make(gasnetc_transport_t *t, unsigned char *rec, uint8_t type, 
 amtcp_bad_t amtcp_shake_check(gasnetc_transport_t *t, const unsigned char *rec, uint8_t type,
                               uint32_t want_src, uint32_t *src);
 const char *amtcp_addr_name(const struct sockaddr_storage *ss, char *buf, size_t len);
+
+/* amtcp_live.c */
+void amtcp_live_start(gasnetc_transport_t *t, uint64_t now);  /* at connect */
+uint64_t amtcp_live_due(gasnetc_transport_t *t, uint64_t now); /* lock NOT held */
 
 #endif /* AMTCP_INTERNAL_H */

@@ -50,9 +50,9 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
                ? 0
                : (uint32_t)amudp_env_num(t, "GASNET_UDP_MTU", AMUDP_MTU_ETHERNET,
                                          AMUDP_MTU_MIN, AMUDP_MTU_MAX);
-  double timeout = amudp_env_num(t, "GASNET_UDP_TIMEOUT", 30, 0.1, 86400);
+  double timeout = amudp_env_num(t, "GASNET_UDP_TIMEOUT", 30, 0, 86400); /* 0: never */
   u->timeout_ns = (uint64_t)(timeout * 1e9);
-  u->ping_ns = u->timeout_ns / (AMUDP_PROBES + 1);
+  u->ping_ns = u->timeout_ns ? u->timeout_ns / (AMUDP_PROBES + 1) : AMUDP_PING_NEVER;
   u->window = (uint32_t)amudp_env_num(t, "GASNET_UDP_WINDOW", 64, 4, AMUDP_SACK_BITS);
   u->credits = (uint32_t)amudp_env_num(t, "GASNET_UDP_CREDITS", u->window * 3 / 4, 1,
                                        u->window);
@@ -67,7 +67,7 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   u->ack_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_US", 50, 0, 1e6) * 1e3);
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
   snprintf(t->dead_msg, sizeof t->dead_msg,
-           "no answer for %g s: dead, stopped, or not polling", timeout);
+           "no answer for %g s: dead or stopped", timeout);
 }
 
 /* ---------------------------------------------------------------- addresses */
@@ -566,9 +566,9 @@ static void amudp_close(gasnetc_transport_t *t) {
     AMUDP_LOCK(t);
     t->closing = 1;
     AMUDP_UNLOCK(t);
-    uint64_t end = gasneti_now_ns() +
-                   (t->tun.timeout_ns < AMUDP_CLOSE_FLUSH_NS ? t->tun.timeout_ns
-                                                             : AMUDP_CLOSE_FLUSH_NS);
+    uint64_t flush = t->tun.timeout_ns && t->tun.timeout_ns < AMUDP_CLOSE_FLUSH_NS
+                         ? t->tun.timeout_ns : AMUDP_CLOSE_FLUSH_NS;
+    uint64_t end = gasneti_now_ns() + flush;
     for (;;) {
       AMUDP_LOCK(t);
       int busy = amudp_rel_unacked(t);

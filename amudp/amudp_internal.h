@@ -5,7 +5,8 @@
  *   amudp.c           ops table: open/close, address/connect, send,
  *                     poll/wait (receive loop), stats, tunables
  *   amudp_reliable.c  sequence numbers, acks, retransmission, RTT, window
- *                     and credits, liveness probes, peer death
+ *                     and credits
+ *   amudp_live.c      liveness probes, peer death
  *   amudp_frag.c      cutting a frame into datagrams, reassembly, delivery
  *   amudp_fault.c     fault injection, and the one sendmsg() call
  *   amudp_wire.[ch]   datagram header format
@@ -27,6 +28,7 @@
 #include <sys/uio.h>
 
 #include "transport.h"
+#include "transport_live.h"
 #include "amudp_wire.h"
 
 #ifndef GASNETC_THREADS
@@ -59,6 +61,8 @@
 #define AMUDP_RXBUF        65536u     /* receive buffer per datagram */
 #define AMUDP_PROBES       3          /* unanswered pings before a silent peer is dead */
 #define AMUDP_ACTIVE_TIMEOUTS 4       /* peers idle this many timeouts get no pings */
+#define AMUDP_PING_NEVER (UINT64_MAX / 4) /* ping interval of GASNET_UDP_TIMEOUT=0:
+                                         far, and now + it cannot overflow */
 
 /* Counters: one table, names generated from it (see amudp_stats). */
 #define AMUDP_COUNTERS(X)                                                   \
@@ -147,6 +151,7 @@ typedef struct amudp_peer {
   uint64_t last_heard_ns, ping_due_ns;
   uint64_t last_data_ns;      /* last DATA to or from it: "active" peers get pings */
   uint32_t probes;            /* pings sent since we last heard from it */
+  gasnetc_live_watch_t live;  /* probes of its liveness thread (amudp_live.c) */
   uint8_t gone;               /* dead or said BYE: no traffic either way */
   uint8_t dead, dead_reported;
   const char *dead_why;
@@ -217,7 +222,7 @@ struct gasnetc_transport {
   uint32_t acks_delayed;      /* peers with ack_pending set */
   uint64_t next_deadline_ns;  /* earliest timer of any peer */
   uint32_t dead_unreported;
-  char dead_msg[96];          /* "no answer for 30 s: dead, stopped, ..." */
+  char dead_msg[96];          /* "no answer for 30 s: dead or stopped" */
   uint64_t ctr[AMUDP_NCOUNTERS];
 #if GASNETC_THREADS
   pthread_mutex_t lock;
@@ -243,6 +248,9 @@ void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now);
 void amudp_rel_flush_acks(gasnetc_transport_t *t);
 void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why);
 int amudp_rel_unacked(gasnetc_transport_t *t);
+
+/* amudp_live.c (lock held) */
+int amudp_live_timer(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now, uint64_t *next);
 
 /* amudp_frag.c */
 /* Queue one frame. `lent`: the payload is already in this buffer (from

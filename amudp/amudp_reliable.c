@@ -37,12 +37,13 @@
  * arrived; anything below rcv_next or already marked is a duplicate and is
  * dropped (counted) before any delivery, so each datagram is delivered once.
  *
- * Liveness. A peer silent for ping_interval (timeout/4) gets a PING
- * (answered by an ACK) each ping_interval; one silent for the timeout after
- * AMUDP_PROBES unanswered pings is dead. Pings go to every peer we owe data
- * or exchanged data with in the last AMUDP_ACTIVE_TIMEOUTS timeouts, whether
- * or not anything is unacked, so a rank blocked waiting on a stopped peer
- * still notices; peers unused for longer cost nothing.
+ * Liveness (amudp_live.c). A peer silent for ping_interval (timeout/4) gets
+ * a PING (answered by an ACK) and a probe of its liveness thread each
+ * ping_interval; one that answered neither for the timeout is dead. Only
+ * peers we owe data or exchanged data with in the last
+ * AMUDP_ACTIVE_TIMEOUTS timeouts are probed, whether or not anything is
+ * unacked, so a rank blocked waiting on a stopped peer still notices;
+ * peers unused for longer cost nothing.
  */
 #include "amudp_internal.h"
 
@@ -468,29 +469,8 @@ void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
     }
     for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next)
       next = min_u64(next, pkt->due_ns);
-    /* 3. liveness: probe the silent, bury the dead. Only peers we owe data
-     * or exchanged data with lately: idle cost scales with the peers in use. */
-    int active = p->fl_head || p->rep_q.head || p->req_q.head ||
-                 p->last_data_ns >= now ||
-                 now - p->last_data_ns < AMUDP_ACTIVE_TIMEOUTS * t->tun.timeout_ns;
-    if (!active) {
-      p->probes = 0;
-      continue;
-    }
-    uint64_t silent = now > p->last_heard_ns ? now - p->last_heard_ns : 0;
-    if (silent >= t->tun.timeout_ns && p->probes >= AMUDP_PROBES) {
-      amudp_rel_gone(t, p, 1, t->dead_msg);
-      continue;
-    }
-    if (silent >= t->tun.ping_ns && now >= p->ping_due_ns) {
-      amudp_rel_send_ctrl(t, p, AMUDP_T_PING);
-      p->probes++;
-      p->ping_due_ns = now + t->tun.ping_ns;
-    }
-    uint64_t ping_at = p->last_heard_ns + t->tun.ping_ns;
-    next = min_u64(next, ping_at > p->ping_due_ns ? ping_at : p->ping_due_ns);
-    if (p->probes >= AMUDP_PROBES)
-      next = min_u64(next, p->last_heard_ns + t->tun.timeout_ns);
+    /* 3. liveness: probe the silent, bury the dead (amudp_live.c) */
+    amudp_live_timer(t, p, now, &next);
   }
   t->next_deadline_ns = min_u64(next, amudp_fault_timers(t, now));
 }

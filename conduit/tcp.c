@@ -19,4 +19,5 @@ const gasnetc_conduit_t gasnetc_conduit = {
   .route = gasnetc_route_nbrhd, /* shared memory within the neighbourhood */
   .extensions = { &gasnete_extension },
   .nextensions = 1,
+  .live_timeout_env = "GASNET_TCP_TIMEOUT", /* amtcp's: shm neighbours die the same way */
 };

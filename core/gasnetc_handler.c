@@ -358,8 +358,9 @@ void gasnetc_peer_dead_cb(void *ctx, uint32_t rank, const char *why) {
   if (__atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE) ||
       __atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE))
     return;
-  /* Say only what the transport knows: a silent peer may be dead, stopped
-   * or merely not polling; a reset connection means its end was closed. */
+  /* Say only what the transport knows: a silent peer that answers no
+   * liveness probe is dead or stopped; a reset connection means its end
+   * was closed. */
   gasnetc_fatal("lost node %u (%s); ending the job",
                 (unsigned)rank, why ? why : "no reason given");
 }

@@ -36,6 +36,7 @@
 #include <netinet/in.h>
 
 #include "gasnetc_internal.h"
+#include "gasnetc_live.h"
 #include "gasnett_internal.h"
 #include "gasneti_env.h"
 #include "boot.h"
@@ -252,7 +253,8 @@ typedef struct {
   uint64_t seg_addr, seg_size;
   uint64_t minheapoffset;
   gasnetc_seg_handle_t seg_handle; /* (pid, memfd) when neighbours may map it */
-  /* then, per transport, its address blob in GASNETC_ADDR_MAX bytes */
+  /* then, per transport, its address blob in GASNETC_ADDR_MAX bytes, and
+   * the liveness socket's (gasnetc_live.c) */
   uint8_t addr[];
 } gasnetc_attach_rec_t;
 
@@ -275,7 +277,7 @@ static void gasnetc_attach_config(gasnetc_transport_config_t *cfg) {
 static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *myseg,
                                     uintptr_t minheapoffset, int with_seg, int with_addrs) {
   gasnet_node_t n = gasnetc_g.nodes;
-  size_t naddr = with_addrs ? (size_t)gasnetc_g.ntp * GASNETC_ADDR_MAX : 0;
+  size_t naddr = with_addrs ? (size_t)(gasnetc_g.ntp + 1) * GASNETC_ADDR_MAX : 0;
   size_t stride = sizeof(gasnetc_attach_rec_t) + naddr;
   gasnetc_attach_rec_t *rec = calloc(1, stride);
   char *all = malloc(stride * n);
@@ -294,6 +296,7 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
     if (tp->ops->address(tp->t, rec->addr + i * GASNETC_ADDR_MAX, &alen) != 0)
       gasnetc_fatal("%s: the %s transport has no address", call, tp->ops->name);
   }
+  if (with_addrs) gasnetc_live_address(rec->addr + gasnetc_g.ntp * GASNETC_ADDR_MAX);
   if (boot_exchange(rec, stride, all) != 0)
     gasnetc_fatal("%s: the bootstrap exchange failed", call);
   for (gasnet_node_t i = 0; i < n && with_seg; i++) {
@@ -307,6 +310,9 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
               "value (spec 2.1.0.2)\n", (unsigned)i,
               (unsigned long)r->minheapoffset, (unsigned long)minheapoffset);
   }
+  if (with_addrs && gasnetc_live_connect(all + offsetof(gasnetc_attach_rec_t, addr) +
+                                              gasnetc_g.ntp * GASNETC_ADDR_MAX, stride) != 0)
+    gasnetc_fatal("%s: cannot start the liveness service (see the message above)", call);
   if (with_addrs && gasnetc_route_connect(all + offsetof(gasnetc_attach_rec_t, addr), stride) != 0)
     gasnetc_fatal("%s: the transports could not reach the other nodes", call);
   free(rec);
@@ -317,6 +323,9 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
 static int gasnetc_attach_open(const char *call) {
   gasnetc_transport_config_t cfg;
   gasnetc_attach_config(&cfg);
+  if (gasnetc_live_open(&cfg) != 0)
+    return gasnetc_setup_failed(GASNET_ERR_RESOURCE, call,
+                                "cannot open the liveness socket (see the message above)");
   int rc = gasnetc_route_open(&cfg);
   if (rc) return rc;
   if (gasnetc_g.max_payload < GASNETC_AM_MAX_LONG ||
@@ -465,7 +474,10 @@ static void gasnetc_exit_now(int code, int notify) {
    * nodes runs while our transport flushes. */
   if (gasnetc_g.inited) boot_fini(code);
   /* Not from inside a transport callback: the transport is mid-call. */
-  if (gasnetc_g.attached && !gasnetc_thread.in_callback) gasnetc_route_close();
+  if (gasnetc_g.attached && !gasnetc_thread.in_callback) {
+    gasnetc_route_close();
+    gasnetc_live_close(); /* after: peers' probes are answered while we flush */
+  }
   _exit(code);
 }
 

@@ -215,6 +215,10 @@ typedef struct gasnetc_conduit {
   unsigned (*route)(gasnet_node_t me, gasnet_node_t peer);
   const gasnetc_extension_t *extensions[2];
   unsigned nextensions;
+  /* The variable holding the liveness timeout of the transports that have
+   * none of their own (shm): the network transport's (gasnetc_live.c).
+   * NULL: the default, 30 s. */
+  const char *live_timeout_env;
 } gasnetc_conduit_t;
 extern const gasnetc_conduit_t gasnetc_conduit;
 

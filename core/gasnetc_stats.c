@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gasnetc_internal.h"
+#include "gasnetc_live.h"
 
 uint64_t gasnetc_stats[GASNETC_STAT_COUNT];
 
@@ -38,5 +39,7 @@ void gasnetc_stats_write(void) {
     fprintf(f, "# transport %s\n", gasnetc_g.tp[i].ops->name);
     if (gasnetc_g.tp[i].ops->stats) gasnetc_g.tp[i].ops->stats(gasnetc_g.tp[i].t, f);
   }
+  fprintf(f, "# liveness\n");
+  gasnetc_live_stats(f);
   fclose(f);
 }

@@ -126,6 +126,23 @@ typedef struct gasnetc_transport_config {
    * set of one's own: a nested set adds a wakeup hop to every arrival.
    */
   int (*watch)(void *ctx, int fd, unsigned events);
+  /*
+   * Liveness (core/gasnetc_live.c; docs/transports.md, "Liveness"). Every
+   * process answers probes from a thread of its own whether or not it
+   * polls, so only a peer that is gone or stopped leaves them unanswered.
+   * live_probe sends `rank` one probe (a datagram: never blocks, never
+   * fails loudly); live_heard returns the gasneti_now_ns() time at which
+   * the newest probe that `rank` answered was sent, 0 if none. Both take
+   * no lock and may be called from any thread. NULL (a transport tested
+   * alone): no probe is ever answered. transport_live.h decides, the same
+   * way for every transport, when a silent peer is dead.
+   */
+  void (*live_probe)(void *ctx, uint32_t rank);
+  uint64_t (*live_heard)(void *ctx, uint32_t rank);
+  /* How long (ns) a peer may leave probes unanswered before it is dead,
+   * for a transport without a variable of its own (shm: the conduit's
+   * network timeout, GASNET_UDP_TIMEOUT or GASNET_TCP_TIMEOUT); 0: never. */
+  uint64_t live_timeout_ns;
 } gasnetc_transport_config_t;
 
 typedef struct gasnetc_transport_ops {
