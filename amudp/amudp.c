@@ -66,6 +66,9 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   if (u->rto_max_ns < u->rto_init_ns) u->rto_max_ns = u->rto_init_ns;
   u->ack_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_US", 50, 0, 1e6) * 1e3);
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
+  u->agg = (int)amudp_env_num(t, "GASNET_UDP_AGG", 1, 0, 1);
+  u->agg_bytes = (uint32_t)amudp_env_num(t, "GASNET_UDP_AGG_BYTES", AMUDP_MTU_MAX, 512,
+                                         AMUDP_MTU_MAX);
   snprintf(t->dead_msg, sizeof t->dead_msg,
            "no answer for %g s: dead, stopped, or not polling", timeout);
 }
@@ -267,7 +270,7 @@ static const int amudp_bad_counter[] = {
   [AMUDP_BAD_SHORT] = AMUDP_C_bad_short,   [AMUDP_BAD_MAGIC] = AMUDP_C_bad_magic,
   [AMUDP_BAD_TAG] = AMUDP_C_bad_tag,       [AMUDP_BAD_MAC] = AMUDP_C_bad_mac,
   [AMUDP_BAD_TYPE] = AMUDP_C_bad_type,     [AMUDP_BAD_RANK] = AMUDP_C_bad_rank,
-  [AMUDP_BAD_LENGTH] = AMUDP_C_bad_length,
+  [AMUDP_BAD_LENGTH] = AMUDP_C_bad_length, [AMUDP_BAD_AGG] = AMUDP_C_bad_agg,
 };
 
 static amudp_rxbatch_t *rx_batch_get(gasnetc_transport_t *t) { /* lock held */
@@ -321,7 +324,9 @@ static int rx_datagram(gasnetc_transport_t *t, amudp_rxbatch_t *b, int i, uint64
   p->last_heard_ns = now;
   p->probes = 0;
   amudp_rel_on_ack(t, p, it->h.ack, it->h.sack, it->h.flags, now);
+  if (it->h.type == AMUDP_T_AGG) AMUDP_COUNT(t, agg_received, 1);
   switch (it->h.type) {
+  case AMUDP_T_AGG: /* the same reliability as DATA; records split at delivery */
   case AMUDP_T_DATA:
     p->last_data_ns = now;
     if (!amudp_rel_on_data(t, p, it->h.seq, now)) return 0;
@@ -394,7 +399,9 @@ static int rx_once(gasnetc_transport_t *t, int *delivered) {
       nitem = 0;
     }
     AMUDP_UNLOCK(t);
-    for (int k = 0; k < nitem; k++) n += amudp_frag_deliver(t, src[k], &b->items[k]);
+    for (int k = 0; k < nitem; k++)
+      n += b->items[k].h.type == AMUDP_T_AGG ? amudp_frag_deliver_agg(t, src[k], &b->items[k])
+                                             : amudp_frag_deliver(t, src[k], &b->items[k]);
   }
   AMUDP_LOCK(t);
   t->rx_hits = m > 0 ? t->rx_hits + 1 : 0;
@@ -492,6 +499,11 @@ static void amudp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
  * flight (their credits). Lock held. */
 static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
   if (is_reply || p->gone || p->nreq < t->tun.credits) return 0;
+  /* Aggregating, small frames may queue beyond the credits (a bounded
+   * number): they will leave together in the next datagrams the window
+   * admits. Large frames' fragments still get the credits alone. */
+  if (t->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES)
+    return 0;
   AMUDP_COUNT(t, send_blocked, 1);
   return 1;
 }

@@ -7,7 +7,9 @@
  * dropped, sent twice, or held back and sent after the next datagram (or
  * after AMUDP_REORDER_HOLD_NS if no other comes). GASNET_UDP_SEED fixes the
  * random sequence. All are read once, at open; with all three at 0 the cost
- * is one branch per datagram.
+ * is one branch per datagram. GASNET_UDP_DROP_AGG=N (a test knob) loses the
+ * first transmission of the first N aggregate datagrams, so a test can show
+ * that every frame of a lost aggregate is recovered exactly once.
  */
 #include "amudp_internal.h"
 #include "gasneti_time.h"
@@ -34,6 +36,7 @@ void amudp_fault_init(gasnetc_transport_t *t) {
   s = (s ^ (s >> 30)) * 0xbf58476d1ce4e5b9ULL;
   s = (s ^ (s >> 27)) * 0x94d049bb133111ebULL;
   f->rng = (s ^ (s >> 31)) | 1;
+  f->drop_agg = (uint32_t)amudp_env_num(t, "GASNET_UDP_DROP_AGG", 0, 0, 1e9);
   f->active = f->drop > 0 || f->dup > 0 || f->reorder > 0;
   if (f->reorder > 0) f->held = malloc(AMUDP_MTU_MAX);
   if (!f->held) f->reorder = 0;
@@ -126,4 +129,12 @@ uint64_t amudp_fault_timers(gasnetc_transport_t *t, uint64_t now) {
   if (now < f->held_due_ns) return f->held_due_ns;
   release_held(t);
   return UINT64_MAX;
+}
+
+int amudp_fault_drop_agg(gasnetc_transport_t *t, unsigned nframes) {
+  if (!t->fault.drop_agg) return 0;
+  t->fault.drop_agg--;
+  AMUDP_COUNT(t, fault_agg_dropped, 1);
+  AMUDP_COUNT(t, fault_agg_frames, nframes);
+  return 1;
 }

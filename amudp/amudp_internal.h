@@ -59,6 +59,11 @@
 #define AMUDP_RXBUF        65536u     /* receive buffer per datagram */
 #define AMUDP_PROBES       3          /* unanswered pings before a silent peer is dead */
 #define AMUDP_ACTIVE_TIMEOUTS 4       /* peers idle this many timeouts get no pings */
+#define AMUDP_AGG_QUEUE    (2 * AMUDP_AGG_MAX_RECS) /* small request frames that may
+                                         wait beyond the credits, when aggregating:
+                                         two aggregates' worth, so the next is ready */
+#define AMUDP_AGG_QUEUE_BYTES (64u << 10) /* ... and their bytes: a large frame's
+                                         fragments get the credits alone, as before */
 
 /* Counters: one table, names generated from it (see amudp_stats). */
 #define AMUDP_COUNTERS(X)                                                   \
@@ -70,7 +75,8 @@
   X(bad_mac) X(bad_type) X(bad_rank) X(bad_length) X(bad_addr)             \
   X(bad_frag) X(from_gone_peer) X(fault_dropped) X(fault_duplicated)        \
   X(fault_reordered) X(peers_dead) X(rtt_samples) X(recv_errors)         \
-  X(discarded_closing) X(spurious_retx)
+  X(discarded_closing) X(spurious_retx) X(bad_agg) X(agg_sent)            \
+  X(agg_frames) X(agg_received) X(fault_agg_dropped) X(fault_agg_frames)
 
 enum {
 #define AMUDP_X_ENUM(name) AMUDP_C_##name,
@@ -97,6 +103,9 @@ typedef struct amudp_pkt {
   uint8_t is_req;         /* counts against the request credits */
   uint8_t fast_done;      /* already fast-retransmitted once */
   uint8_t lost;           /* presumed lost at an RTO: resent once the peer acks again */
+  uint16_t nagg;          /* AGG container: frames in it (members on `agg`) */
+  struct amudp_pkt *agg;  /* AGG container: its member pkts, each a whole frame
+                             whose record header is at buf[AMUDP_HDR_LEN - 16] */
   uint64_t first_tx_ns;   /* first transmission (RTT sample after a late ack) */
   uint64_t tx_ns, due_ns; /* last transmission, retransmission deadline */
   amudp_msg_t *msg;       /* payload owner, or NULL: payload inline in buf */
@@ -129,7 +138,10 @@ typedef struct amudp_peer {
   amudp_fifo_t rep_q, req_q;  /* waiting for the window; replies go first */
   amudp_pkt_t *fl_head, *fl_tail; /* in flight, seq order */
   uint32_t snd_nxt;           /* next seq to assign */
-  uint32_t nreq;              /* request datagrams queued or unacked */
+  uint32_t nreq;              /* request datagrams queued or unacked (a queued
+                                 frame counts one: it may leave alone) */
+  uint32_t nreq_q;            /* request frames queued, not yet sent */
+  size_t reqq_bytes;          /* their bytes */
   size_t fl_bytes;            /* bytes of the datagrams in flight */
   uint32_t msg_id;
   uint64_t srtt_ns, rttvar_ns, rto_ns;
@@ -158,6 +170,8 @@ typedef struct amudp_tun {
   uint32_t mtu;               /* 0: auto per peer */
   uint32_t window, credits, ack_every;
   uint32_t isn;               /* first sequence number (a test knob: wraparound) */
+  int agg;                    /* GASNET_UDP_AGG: aggregate queued small frames */
+  uint32_t agg_bytes;         /* GASNET_UDP_AGG_BYTES: aggregate size bound (and the MTU) */
   size_t window_bytes;        /* in-flight bytes per peer; 0: auto at connect */
   uint64_t rto_min_ns, rto_init_ns, rto_max_ns, ack_delay_ns;
   uint64_t timeout_ns, ping_ns;
@@ -167,6 +181,7 @@ typedef struct amudp_tun {
 typedef struct amudp_fault {
   double drop, dup, reorder;
   int active;
+  uint32_t drop_agg;          /* GASNET_UDP_DROP_AGG: aggregates still to lose once */
   uint64_t rng;
   unsigned char *held;        /* one datagram held back to reorder it */
   size_t held_len;
@@ -245,6 +260,8 @@ void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const cha
 int amudp_rel_unacked(gasnetc_transport_t *t);
 
 /* amudp_frag.c */
+int amudp_frag_deliver_agg(gasnetc_transport_t *t, uint32_t src,
+                           amudp_rxitem_t *it); /* lock NOT held; frames delivered */
 /* Queue one frame. `lent`: the payload is already in this buffer (from
  * prepare), which the frame takes over; else it is copied. Lock held. */
 int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
@@ -260,6 +277,7 @@ void amudp_fault_free(gasnetc_transport_t *t);
 void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov,
                 int iovcnt); /* lock held */
 uint64_t amudp_fault_timers(gasnetc_transport_t *t, uint64_t now); /* next due or UINT64_MAX */
+int amudp_fault_drop_agg(gasnetc_transport_t *t, unsigned nframes); /* lock held */
 
 /* amudp.c */
 double amudp_env_num(gasnetc_transport_t *t, const char *name, double dflt,

@@ -66,6 +66,7 @@ amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
   }
   pkt->next = pkt->prev = NULL;
   pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->fast_done = 0; pkt->lost = 0;
+  pkt->nagg = 0; pkt->agg = NULL;
   pkt->first_tx_ns = pkt->tx_ns = pkt->due_ns = 0;
   pkt->msg = NULL; pkt->data = NULL; pkt->datalen = 0;
   return pkt;
@@ -116,6 +117,11 @@ void amudp_msg_cache_free(gasnetc_transport_t *t) {
 }
 
 void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt) {
+  for (amudp_pkt_t *m = pkt->agg, *n; m; m = n) { /* an AGG container's frames */
+    n = m->next;
+    m->agg = NULL;
+    amudp_pkt_put(t, m);
+  }
   if (pkt->msg && --pkt->msg->refs == 0) amudp_msg_put(t, pkt->msg);
   if (t->npkt_free < AMUDP_PKT_FREE_MAX) {
     pkt->next = t->pkt_free;
@@ -189,6 +195,8 @@ static void rtt_sample(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t r) {
   AMUDP_COUNT(t, rtt_samples, 1);
 }
 
+static int agg_iov(amudp_pkt_t *m, struct iovec *iov, int n);
+
 /* (Re)transmit one DATA datagram with our current ack for its peer. */
 static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
                      uint64_t now) {
@@ -199,7 +207,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   if (pkt->ntx) h.flags |= AMUDP_F_RETX;
   if (p->ack_late) h.flags |= AMUDP_F_LATE;
   amudp_wire_encode(pkt->buf, &h, &t->keys);
-  struct iovec iov[2];
+  struct iovec iov[1 + 3 * AMUDP_AGG_MAX_RECS];
   size_t head = AMUDP_HDR_LEN + h.hdrlen;
   int n = 1;
   iov[0].iov_base = pkt->buf;
@@ -209,7 +217,8 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
     iov[1].iov_len = pkt->datalen;
     n = 2;
   }
-  amudp_xmit(t, p, iov, n);
+  for (amudp_pkt_t *m = pkt->agg; m; m = m->next) n = agg_iov(m, iov, n);
+  if (!(pkt->agg && !pkt->ntx && amudp_fault_drop_agg(t, pkt->nagg))) amudp_xmit(t, p, iov, n);
   if (!pkt->ntx) pkt->first_tx_ns = now;
   pkt->ntx++;
   pkt->tx_ns = now;
@@ -232,7 +241,89 @@ void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt
   } else {
     fifo_push(&p->req_q, pkt);
     p->nreq++;
+    p->nreq_q++;
+    p->reqq_bytes += pkt->wirelen;
   }
+}
+
+static amudp_pkt_t *queue_pop(amudp_peer_t *p, amudp_fifo_t *q) {
+  amudp_pkt_t *pkt = fifo_pop(q);
+  if (pkt && q == &p->req_q) {
+    p->nreq_q--;
+    p->reqq_bytes -= pkt->wirelen;
+  }
+  return pkt;
+}
+
+/* ---- aggregation ----
+ * When the window admits a datagram and more than one small whole frame is
+ * queued for the peer (in the same queue: replies never wait on request
+ * credits), they leave together in one AGG datagram under one sequence
+ * number, so loss, duplication and reordering are recovered per datagram
+ * and each frame inside is delivered exactly once. Nothing waits to be
+ * aggregated: a frame finding the window open leaves at once, alone; only
+ * what queued while the window was full is combined. */
+
+/* A frame that fits a record of an aggregate of at most `room` bytes. */
+static size_t agg_rec_bytes(const amudp_pkt_t *pkt) {
+  if (pkt->h.type != AMUDP_T_DATA || pkt->h.frag_off != 0 || pkt->datalen != pkt->h.msg_len)
+    return (size_t)1 << 40; /* a fragment of a larger frame: fits no aggregate */
+  return amudp_wire_rec_size(pkt->h.hdrlen, pkt->datalen);
+}
+
+/* Append member m's record (header, core header, payload, padding) to iov. */
+static int agg_iov(amudp_pkt_t *m, struct iovec *iov, int n) {
+  static const unsigned char zeros[16];
+  size_t body = AMUDP_REC_LEN + m->h.hdrlen;
+  iov[n].iov_base = m->buf + AMUDP_HDR_LEN - AMUDP_REC_LEN;
+  iov[n++].iov_len = body + (m->msg ? 0 : m->datalen);
+  if (m->msg && m->datalen) {
+    iov[n].iov_base = (void *)m->data;
+    iov[n++].iov_len = m->datalen;
+  }
+  size_t pad = amudp_wire_rec_size(m->h.hdrlen, m->datalen) - body - m->datalen;
+  if (pad) {
+    iov[n].iov_base = (void *)zeros;
+    iov[n++].iov_len = pad;
+  }
+  return n;
+}
+
+/* Pop first's company from q into an AGG container of at most `room`
+ * bytes; returns the container, or first alone when nothing joins it (or
+ * no container can be had). */
+static amudp_pkt_t *agg_build(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fifo_t *q,
+                              amudp_pkt_t *first, size_t room) {
+  size_t bytes = AMUDP_HDR_LEN + agg_rec_bytes(first);
+  if (!q->head || bytes > room || bytes + agg_rec_bytes(q->head) > room) return first;
+  amudp_pkt_t *c = amudp_pkt_get(t);
+  if (!c) return first;
+  memset(&c->h, 0, sizeof c->h);
+  c->h.type = AMUDP_T_AGG;
+  c->h.src = t->cfg.myrank;
+  c->h.dst = p->rank;
+  c->h.flags = first->h.flags & AMUDP_F_REPLY;
+  c->is_req = first->is_req;
+  amudp_pkt_t *tail = NULL;
+  for (amudp_pkt_t *m = first; m;) {
+    amudp_wire_rec_t r = {(uint32_t)m->datalen, m->h.hdrlen, (uint16_t)(m->h.flags & AMUDP_F_REPLY),
+                          m->h.msg_id};
+    amudp_wire_rec_encode(m->buf + AMUDP_HDR_LEN - AMUDP_REC_LEN, &r);
+    m->next = NULL;
+    if (tail) tail->next = m; else c->agg = m;
+    tail = m;
+    c->nagg++;
+    if (c->nagg >= AMUDP_AGG_MAX_RECS || !q->head || bytes + agg_rec_bytes(q->head) > room) break;
+    bytes += agg_rec_bytes(q->head);
+    m = queue_pop(p, q);
+  }
+  c->wirelen = bytes;
+  c->h.msg_id = c->nagg;
+  c->h.msg_len = (uint32_t)(bytes - AMUDP_HDR_LEN);
+  if (c->is_req) p->nreq -= c->nagg - 1u; /* now one request datagram */
+  AMUDP_COUNT(t, agg_sent, 1);
+  AMUDP_COUNT(t, agg_frames, c->nagg);
+  return c;
 }
 
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
@@ -255,7 +346,16 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
       q = &p->req_q;
     else
       break;
-    amudp_pkt_t *pkt = fifo_pop(q);
+    amudp_pkt_t *pkt = queue_pop(p, q);
+    if (t->tun.agg && q->head) {
+      size_t room = p->mtu < t->tun.agg_bytes ? p->mtu : t->tun.agg_bytes;
+      size_t cap = q == &p->rep_q ? wb : wb / t->tun.window * t->tun.credits;
+      if (p->fl_head) { /* the bytes window still binds */
+        size_t left = cap > p->fl_bytes ? cap - p->fl_bytes : 0;
+        if (left < room) room = left;
+      }
+      pkt = agg_build(t, p, q, pkt, room);
+    }
     pkt->seq = p->snd_nxt++;
     pkt->next = NULL;
     pkt->prev = p->fl_tail;
@@ -417,8 +517,11 @@ void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const cha
     amudp_pkt_put(t, pkt);
   }
   while ((pkt = fifo_pop(&p->rep_q))) amudp_pkt_put(t, pkt);
+  /* (req_q's counters are reset below) */
   while ((pkt = fifo_pop(&p->req_q))) amudp_pkt_put(t, pkt);
   p->nreq = 0;
+  p->nreq_q = 0;
+  p->reqq_bytes = 0;
   p->fl_bytes = 0;
 }
 
