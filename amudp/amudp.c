@@ -15,7 +15,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <stdio.h>
@@ -66,6 +68,9 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   if (u->rto_max_ns < u->rto_init_ns) u->rto_max_ns = u->rto_init_ns;
   u->ack_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_US", 50, 0, 1e6) * 1e3);
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
+  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 1, 0, 1);
+  u->gso = (int)amudp_env_num(t, "GASNET_UDP_GSO", 1, 0, 1);
+  u->mmsg = (int)amudp_env_num(t, "GASNET_UDP_SENDMMSG", 1, 0, 1);
   u->agg = (int)amudp_env_num(t, "GASNET_UDP_AGG", 1, 0, 1);
   u->agg_bytes = (uint32_t)amudp_env_num(t, "GASNET_UDP_AGG_BYTES", AMUDP_MTU_MAX, 512,
                                          AMUDP_MTU_MAX);
@@ -133,6 +138,39 @@ static void amudp_sockbufs(gasnetc_transport_t *t) {
             want, t->rcvbuf_got / 2, t->sndbuf_got / 2);
 }
 
+/* The ack socket: a second socket on our port (SO_REUSEPORT) to which a
+ * classic BPF program on the port's group steers every ACK datagram (type
+ * byte AMUDP_T_ACK). The core's wait watches it only while we wait on acks
+ * (a window full, closing), so an ACK does not wake a rank that sleeps
+ * with nothing it waits on; it is read at the next wake-up, before timers,
+ * and every AMUDP_ACK_POLL_EVERY polls. Peers see one address. If the
+ * kernel refuses any step, acks arrive on the one socket, as before. */
+static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_storage *bound,
+                             socklen_t len) {
+  static struct sock_filter code[] = {
+    BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 3), /* the type byte (amudp_wire.h) */
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AMUDP_T_ACK, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, 1),          /* the group's second socket: afd */
+    BPF_STMT(BPF_RET | BPF_K, 0),          /* the first: fd */
+  };
+  struct sock_fprog prog;
+  memset(&prog, 0, sizeof prog); /* its padding goes to the kernel too */
+  prog.len = sizeof code / sizeof code[0];
+  prog.filter = code;
+  int one = 1;
+  int a = socket(bound->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (a < 0 || setsockopt(a, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
+      bind(a, (const struct sockaddr *)bound, len) != 0 ||
+      setsockopt(t->fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog) != 0) {
+    if (a >= 0) close(a);
+    return;
+  }
+  int rb = t->tun.sockbuf;
+  if (setsockopt(a, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof rb) != 0)
+    setsockopt(a, SOL_SOCKET, SO_RCVBUF, &rb, sizeof rb);
+  t->afd = a;
+}
+
 static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t *cfg) {
   *tp = NULL;
   gasnetc_transport_t *t = calloc(1, sizeof *t);
@@ -142,6 +180,7 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   }
   int rc = 0;
   t->fd = -1;
+  t->afd = -1;
   t->cfg = *cfg;
   t->next_deadline_ns = UINT64_MAX;
 #if GASNETC_THREADS
@@ -184,6 +223,9 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
                                     : (void *)&((struct sockaddr_in6 *)&ba)->sin6_addr,
             name, sizeof name);
   t->fd = socket(ba.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int one = 1;
+  if (t->fd >= 0 && t->tun.ack_socket)
+    setsockopt(t->fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
   if (t->fd < 0 || bind(t->fd, (struct sockaddr *)&ba, balen) != 0) {
     rc = -errno;
     fprintf(stderr, "amudp: cannot bind a UDP socket to %s: %s\n", name, strerror(errno));
@@ -195,6 +237,7 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
     fprintf(stderr, "amudp: getsockname: %s\n", strerror(errno));
     goto fail;
   }
+  if (t->tun.ack_socket) amudp_ack_socket(t, &t->self, t->selflen);
   if (sa_is_wildcard(&t->self)) { /* advertise something peers can reach */
     if (t->self.ss_family == AF_INET)
       ((struct sockaddr_in *)&t->self)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -202,6 +245,13 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
       ((struct sockaddr_in6 *)&t->self)->sin6_addr = in6addr_loopback;
   }
   amudp_sockbufs(t);
+  if (t->tun.mmsg && !(t->txq = calloc(1, sizeof *t->txq))) t->tun.mmsg = 0;
+  if (!t->tun.mmsg) t->tun.gso = 0; /* GSO sends go through the batch */
+  if (t->tun.gso) { /* receive coalesced segments too; a kernel without GRO: off */
+    int on = 1;
+    t->gro = setsockopt(t->fd, SOL_UDP, UDP_GRO, &on, sizeof on) == 0;
+    if (!t->gro) t->tun.gso = 0;
+  }
 
   if (cfg->watch && (rc = cfg->watch(cfg->ctx, t->fd, EPOLLIN)) != 0) {
     fprintf(stderr, "amudp: cannot watch the socket: %s\n", strerror(-rc));
@@ -297,22 +347,19 @@ static amudp_rxbatch_t *rx_batch_get(gasnetc_transport_t *t) { /* lock held */
 /* Check one datagram and run its protocol part (acks, seq). Returns -1 if
  * it was dropped, 0 if it was good but carries nothing to deliver, 1 when it
  * carries frame bytes to deliver, filled into *it. Lock held. */
-static int rx_datagram(gasnetc_transport_t *t, amudp_rxbatch_t *b, int i, uint64_t now,
+static int rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, int trunc,
+                       const struct sockaddr_storage *from, int late, uint64_t now,
                        amudp_rxitem_t *it) {
-  struct msghdr *mh = &b->msgs[i].msg_hdr;
-  size_t len = b->msgs[i].msg_len;
-  unsigned char *buf = b->iov[i].iov_base;
   AMUDP_COUNT(t, datagrams_received, 1);
   AMUDP_COUNT(t, bytes_received, len);
-  amudp_bad_t why = (mh->msg_flags & MSG_TRUNC) ? AMUDP_BAD_SHORT
-                                                 : amudp_wire_decode(buf, len, &it->h, &t->keys);
+  amudp_bad_t why = trunc ? AMUDP_BAD_SHORT : amudp_wire_decode(buf, len, &it->h, &t->keys);
   if (why != AMUDP_BAD_NONE) {
     t->ctr[amudp_bad_counter[why]]++;
     AMUDP_COUNT(t, bad_datagrams, 1);
     return -1;
   }
   amudp_peer_t *p = &t->peers[it->h.src];
-  if (!sa_equal(&b->from[i], &p->addr, 1)) { /* right key, wrong sender address */
+  if (!sa_equal(from, &p->addr, 1)) { /* right key, wrong sender address */
     AMUDP_COUNT(t, bad_addr, 1);
     AMUDP_COUNT(t, bad_datagrams, 1);
     return -1;
@@ -323,13 +370,15 @@ static int rx_datagram(gasnetc_transport_t *t, amudp_rxbatch_t *b, int i, uint64
   }
   p->last_heard_ns = now;
   p->probes = 0;
-  amudp_rel_on_ack(t, p, it->h.ack, it->h.sack, it->h.flags, now);
+  /* An ack read late (it waited in the ack socket while we slept) times
+   * our sleep, not the path: no RTT sample from it (as from a RETX one). */
+  amudp_rel_on_ack(t, p, it->h.ack, it->h.sack, it->h.flags | (late ? AMUDP_F_RETX : 0), now);
   if (it->h.type == AMUDP_T_AGG) AMUDP_COUNT(t, agg_received, 1);
   switch (it->h.type) {
   case AMUDP_T_AGG: /* the same reliability as DATA; records split at delivery */
   case AMUDP_T_DATA:
     p->last_data_ns = now;
-    if (!amudp_rel_on_data(t, p, it->h.seq, now)) return 0;
+    if (!amudp_rel_on_data(t, p, it->h.seq, it->h.flags, now)) return 0;
     it->hdr = buf + AMUDP_HDR_LEN;
     it->data = buf + AMUDP_HDR_LEN + it->h.hdrlen;
     it->len = len - AMUDP_HDR_LEN - it->h.hdrlen;
@@ -347,15 +396,18 @@ static int rx_datagram(gasnetc_transport_t *t, amudp_rxbatch_t *b, int i, uint64
 
 /* One receive pass: read, check, ack, then deliver with the lock released.
  * Returns the number of datagrams read; adds frames delivered to *delivered. */
-static int rx_once(gasnetc_transport_t *t, int *delivered) {
+static int rx_once(gasnetc_transport_t *t, int fd, int late, int *delivered) {
   AMUDP_LOCK(t);
   amudp_rxbatch_t *b = rx_batch_get(t);
   int streaming = t->rx_hits >= 2;
   AMUDP_UNLOCK(t);
   if (!b) return 0;
+  int gro = t->gro;
   for (int i = 0; i < AMUDP_RX_BATCH; i++) {
     b->msgs[i].msg_hdr.msg_namelen = sizeof b->from[i];
     b->msgs[i].msg_hdr.msg_flags = 0;
+    b->msgs[i].msg_hdr.msg_control = gro ? b->ctl[i] : NULL;
+    b->msgs[i].msg_hdr.msg_controllen = gro ? sizeof b->ctl[i] : 0;
   }
   /* recvfrom() is the cheapest call when datagrams come one at a time (a
    * ping-pong); once consecutive polls keep finding data, recvmmsg() takes
@@ -363,10 +415,14 @@ static int rx_once(gasnetc_transport_t *t, int *delivered) {
   int m;
   do {
     if (streaming) {
-      m = recvmmsg(t->fd, b->msgs, AMUDP_RX_BATCH, MSG_DONTWAIT, NULL);
+      m = recvmmsg(fd, b->msgs, AMUDP_RX_BATCH, MSG_DONTWAIT, NULL);
+    } else if (gro) { /* recvfrom cannot say a datagram holds GRO segments */
+      ssize_t k = recvmsg(fd, &b->msgs[0].msg_hdr, MSG_DONTWAIT);
+      m = k < 0 ? -1 : 1;
+      if (k >= 0) b->msgs[0].msg_len = (unsigned)k;
     } else {
       struct msghdr *mh = &b->msgs[0].msg_hdr;
-      ssize_t k = recvfrom(t->fd, b->iov[0].iov_base, AMUDP_RXBUF, MSG_DONTWAIT | MSG_TRUNC,
+      ssize_t k = recvfrom(fd, b->iov[0].iov_base, AMUDP_RXBUF, MSG_DONTWAIT | MSG_TRUNC,
                            (struct sockaddr *)mh->msg_name, &mh->msg_namelen);
       m = k < 0 ? -1 : 1;
       if (k > (ssize_t)AMUDP_RXBUF) mh->msg_flags = MSG_TRUNC; /* k is the real length */
@@ -379,15 +435,37 @@ static int rx_once(gasnetc_transport_t *t, int *delivered) {
     AMUDP_UNLOCK(t);
   }
   int nitem = 0, n = 0, nseen = 0;
-  uint32_t src[AMUDP_RX_BATCH], seen[AMUDP_RX_BATCH];
+  uint32_t *src = b->src, *seen = b->seen;
   if (m > 0) {
     uint64_t now = gasneti_now_ns();
     AMUDP_LOCK(t);
+    if (fd == t->afd) AMUDP_COUNT(t, ack_socket_reads, (uint64_t)m);
+    if (late) AMUDP_COUNT(t, acks_read_late, (uint64_t)m);
+    AMUDP_COUNT(t, recv_calls, 1);
     for (int i = 0; i < m; i++) {
-      amudp_rxitem_t *it = &b->items[nitem];
-      int r = rx_datagram(t, b, i, now, it);
-      if (r >= 0) seen[nseen++] = it->h.src;
-      if (r > 0) src[nitem++] = it->h.src;
+      struct msghdr *mh = &b->msgs[i].msg_hdr;
+      unsigned char *buf = b->iov[i].iov_base;
+      size_t len = b->msgs[i].msg_len, seg = len;
+      if (gro) { /* the kernel may have coalesced datagrams of one size */
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+          if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+            int g;
+            memcpy(&g, CMSG_DATA(c), sizeof g);
+            if (g > 0 && (size_t)g < len) seg = (size_t)g;
+          }
+        if (seg < len) {
+          AMUDP_COUNT(t, gro_datagrams, 1);
+          AMUDP_COUNT(t, gro_segments, (len + seg - 1) / seg);
+        }
+      }
+      for (size_t off = 0; off < len && nitem < AMUDP_RX_ITEMS; off += seg) {
+        amudp_rxitem_t *it = &b->items[nitem];
+        size_t sl = len - off < seg ? len - off : seg;
+        int r = rx_datagram(t, buf + off, sl, (mh->msg_flags & MSG_TRUNC) != 0, &b->from[i],
+                            late, now, it);
+        if (r >= 0) seen[nseen++] = it->h.src;
+        if (r > 0) src[nitem++] = it->h.src;
+      }
     }
     /* Acks owed at once (duplicates, gaps, pings, ack_every): one per peer. */
     for (int i = 0; i < nseen; i++) {
@@ -439,9 +517,9 @@ static void report_dead(gasnetc_transport_t *t) {
  * (3) tell the core about dead peers. */
 static int amudp_progress(gasnetc_transport_t *t) {
   if (!t->connected) return 0;
-  int delivered = 0;
+  int delivered = 0, slept = 0;
   if (__atomic_load_n(&t->slept, __ATOMIC_RELAXED) &&
-      __atomic_exchange_n(&t->slept, 0, __ATOMIC_RELAXED)) { /* a plain load per poll */
+      (slept = __atomic_exchange_n(&t->slept, 0, __ATOMIC_RELAXED))) { /* a plain load per poll */
     /* The core slept watching the socket: what arrived, arrived since now
      * (delayed acks are timed from rx_last_ns). */
     AMUDP_LOCK(t);
@@ -449,8 +527,24 @@ static int amudp_progress(gasnetc_transport_t *t) {
     AMUDP_UNLOCK(t);
   }
   for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
-    if (rx_once(t, &delivered) < AMUDP_RX_BATCH) break;
+    if (rx_once(t, t->fd, 0, &delivered) < AMUDP_RX_BATCH) break;
   uint64_t now = gasneti_now_ns();
+  if (t->afd >= 0) {
+    /* The ack socket: at once while we wait on acks, after a sleep (what
+     * came meanwhile), before timers (no retransmission of what an unread
+     * ack covers), else every AMUDP_ACK_POLL_EVERY polls. */
+    AMUDP_LOCK(t);
+    int due = t->queued || t->closing || slept || now >= t->next_deadline_ns ||
+              ++t->afd_polls >= AMUDP_ACK_POLL_EVERY;
+    if (due) t->afd_polls = 0;
+    int late = slept && !t->afd_watched;
+    AMUDP_UNLOCK(t);
+    if (due) {
+      for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
+        if (rx_once(t, t->afd, late, &delivered) < AMUDP_RX_BATCH) break;
+      now = gasneti_now_ns();
+    }
+  }
   AMUDP_LOCK(t);
   t->rx_last_ns = now;
   if (now >= t->next_deadline_ns) amudp_rel_timers(t, now);
@@ -473,6 +567,11 @@ static uint64_t amudp_idle(gasnetc_transport_t *t) {
   AMUDP_LOCK(t);
   amudp_rel_flush_acks(t);
   uint64_t dl = t->next_deadline_ns;
+  /* Wake for acks only while we wait on them (a window full, closing). */
+  int care = t->queued || t->closing;
+  if (t->afd >= 0 && t->watched && care != t->afd_watched &&
+      t->cfg.watch(t->cfg.ctx, t->afd, care ? EPOLLIN : 0) == 0)
+    t->afd_watched = care;
   AMUDP_UNLOCK(t);
   __atomic_store_n(&t->slept, 1, __ATOMIC_RELAXED);
   return dl;
@@ -486,8 +585,8 @@ static void amudp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
   if (dl <= now) ns = 0;
   else if (dl - now < ns) ns = dl - now;
   struct timespec ts = { (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) };
-  struct pollfd pf = { t->fd, POLLIN, 0 };
-  ppoll(&pf, 1, &ts, NULL);
+  struct pollfd pf[2] = { { t->fd, POLLIN, 0 }, { t->afd, POLLIN, 0 } };
+  ppoll(pf, t->afd >= 0 ? 2 : 1, &ts, NULL);
   amudp_progress(t);
 }
 
@@ -572,7 +671,8 @@ static void amudp_stats(gasnetc_transport_t *t, FILE *out) {
   AMUDP_UNLOCK(t);
   for (int i = 0; i < AMUDP_NCOUNTERS; i++)
     fprintf(out, "udp_%s %llu\n", names[i], (unsigned long long)c[i]);
-  fprintf(out, "udp_sockbuf_rcv %d\nudp_sockbuf_snd %d\n", t->rcvbuf_got, t->sndbuf_got);
+  fprintf(out, "udp_sockbuf_rcv %d\nudp_sockbuf_snd %d\nudp_ack_socket %d\nudp_gso %d\n",
+          t->rcvbuf_got, t->sndbuf_got, t->afd >= 0, t->tun.gso);
 }
 
 static void amudp_close(gasnetc_transport_t *t) {
@@ -620,7 +720,12 @@ static void amudp_close(gasnetc_transport_t *t) {
     if (t->watched) t->cfg.watch(t->cfg.ctx, t->fd, 0);
     close(t->fd);
   }
+  if (t->afd >= 0) {
+    if (t->afd_watched) t->cfg.watch(t->cfg.ctx, t->afd, 0);
+    close(t->afd);
+  }
   amudp_fault_free(t);
+  free(t->txq);
 #if GASNETC_THREADS
   pthread_mutex_destroy(&t->lock);
 #endif

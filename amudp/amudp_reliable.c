@@ -176,6 +176,7 @@ static void ack_sent(gasnetc_transport_t *t, amudp_peer_t *p) {
   if (p->ack_pending) t->acks_delayed--;
   p->ack_pending = 0;
   p->ack_now = 0;
+  p->ack_req = 0;
   p->ack_late = 0;
   p->ack_sent_next = p->rcv_next;
 }
@@ -206,6 +207,15 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   h.sack = sack_bits(p);
   if (pkt->ntx) h.flags |= AMUDP_F_RETX;
   if (p->ack_late) h.flags |= AMUDP_F_LATE;
+  /* Do we wait on this ack? A retransmission, a window half full or with
+   * more queued behind it, or a closing endpoint does; a lone message does
+   * not, and its peer may keep the ack until traffic back carries it. */
+  uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
+  if (pkt->ntx || t->closing || p->rep_q.head || p->req_q.head ||
+      (p->snd_nxt - una) * 2 >= t->tun.credits) {
+    h.flags |= AMUDP_F_ACKREQ;
+    AMUDP_COUNT(t, ackreq_sent, 1);
+  }
   amudp_wire_encode(pkt->buf, &h, &t->keys);
   struct iovec iov[1 + 3 * AMUDP_AGG_MAX_RECS];
   size_t head = AMUDP_HDR_LEN + h.hdrlen;
@@ -236,6 +246,7 @@ void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt
                        int is_reply) {
   (void)t;
   pkt->is_req = !is_reply;
+  t->queued++;
   if (is_reply) {
     fifo_push(&p->rep_q, pkt);
   } else {
@@ -246,8 +257,9 @@ void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt
   }
 }
 
-static amudp_pkt_t *queue_pop(amudp_peer_t *p, amudp_fifo_t *q) {
+static amudp_pkt_t *queue_pop(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fifo_t *q) {
   amudp_pkt_t *pkt = fifo_pop(q);
+  if (pkt) t->queued--;
   if (pkt && q == &p->req_q) {
     p->nreq_q--;
     p->reqq_bytes -= pkt->wirelen;
@@ -315,7 +327,7 @@ static amudp_pkt_t *agg_build(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fif
     c->nagg++;
     if (c->nagg >= AMUDP_AGG_MAX_RECS || !q->head || bytes + agg_rec_bytes(q->head) > room) break;
     bytes += agg_rec_bytes(q->head);
-    m = queue_pop(p, q);
+    m = queue_pop(t, p, q);
   }
   c->wirelen = bytes;
   c->h.msg_id = c->nagg;
@@ -329,6 +341,7 @@ static amudp_pkt_t *agg_build(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fif
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
   if (p->gone) return;
   amudp_pkt_t *burst = NULL; /* first datagram sent by this call */
+  amudp_tx_begin(t); /* the burst leaves in one sendmmsg() */
   for (;;) {
     uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
     uint32_t used = p->snd_nxt - una;
@@ -346,7 +359,7 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
       q = &p->req_q;
     else
       break;
-    amudp_pkt_t *pkt = queue_pop(p, q);
+    amudp_pkt_t *pkt = queue_pop(t, p, q);
     if (t->tun.agg && q->head) {
       size_t room = p->mtu < t->tun.agg_bytes ? p->mtu : t->tun.agg_bytes;
       size_t cap = q == &p->rep_q ? wb : wb / t->tun.window * t->tun.credits;
@@ -365,6 +378,7 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
     transmit(t, p, pkt, now);
     if (!burst) burst = pkt;
   }
+  amudp_tx_end(t);
   /* Datagrams sent back to back are read and acked together (the receiver
    * acks once per batch it reads): none is due before the last of its burst,
    * whose drain allowance covers them all. */
@@ -441,7 +455,7 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
 }
 
 int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
-                      uint64_t now) {
+                      unsigned flags, uint64_t now) {
   uint32_t d = seq - p->rcv_next;
   uint64_t bit = 1ULL << (seq & 63);
   if ((int32_t)d < 0 || (d > 0 && d < 64 && (p->rcv_ring & bit))) {
@@ -468,16 +482,24 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
     p->rcv_ring |= bit;
     p->ack_now = 1; /* a gap: let the sender see it now */
   }
+  /* The ack delay adapts to whether the sender waits on it. When it does
+   * (AMUDP_F_ACKREQ), the delay counts from when the datagram could first
+   * have been read, not from when we got round to it: after a long send or
+   * compute burst the peer has been waiting already, so the ack goes out at
+   * once (after this poll's deliveries, which may still carry it). When
+   * nobody waits, it counts from now: the reply or the next request the
+   * delivery provokes carries it, and no standalone ACK is sent. */
+  int prompt = (flags & AMUDP_F_ACKREQ) != 0;
+  uint64_t since = prompt && t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
   if (p->ack_pending++ == 0) {
     t->acks_delayed++;
-    /* The delay counts from when the datagram could first have been read,
-     * not from when we got round to it: after a long send or compute burst
-     * the peer has been waiting already, so the ack goes out at once (after
-     * this poll's deliveries, which may still carry it). */
-    uint64_t since = t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
+    p->ack_due_ns = since + t->tun.ack_delay_ns;
+    t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
+  } else if (prompt && since + t->tun.ack_delay_ns < p->ack_due_ns) {
     p->ack_due_ns = since + t->tun.ack_delay_ns;
     t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
   }
+  if (prompt) p->ack_req = 1;
   if (p->ack_pending >= t->tun.ack_every) p->ack_now = 1;
   return 1;
 }
@@ -516,9 +538,8 @@ void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const cha
     flight_unlink(p, pkt);
     amudp_pkt_put(t, pkt);
   }
-  while ((pkt = fifo_pop(&p->rep_q))) amudp_pkt_put(t, pkt);
-  /* (req_q's counters are reset below) */
-  while ((pkt = fifo_pop(&p->req_q))) amudp_pkt_put(t, pkt);
+  while ((pkt = queue_pop(t, p, &p->rep_q))) amudp_pkt_put(t, pkt);
+  while ((pkt = queue_pop(t, p, &p->req_q))) amudp_pkt_put(t, pkt);
   p->nreq = 0;
   p->nreq_q = 0;
   p->reqq_bytes = 0;
@@ -547,7 +568,10 @@ void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
     if (r == t->cfg.myrank || p->gone) continue;
     /* 1. delayed acks */
     if (p->ack_pending) {
-      if (now >= p->ack_due_ns) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+      if (now >= p->ack_due_ns) {
+        if (!p->ack_req) AMUDP_COUNT(t, acks_lazy, 1);
+        amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+      }
       else next = min_u64(next, p->ack_due_ns);
     }
     /* 2. retransmission timeout: like TCP, resend only the oldest expired

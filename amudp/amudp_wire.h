@@ -81,6 +81,11 @@ enum {
                               spurious (our ack was late, not lost), so the
                               receiver may time the ack from the first
                               transmission */
+  AMUDP_F_ACKREQ = 1u << 3, /* the sender waits on acks (its window is half
+                              full or more, a retransmission, closing): ack
+                              within the ack delay counted from arrival;
+                              without it the delay counts from when the
+                              receiver read it, so traffic back may carry it */
 };
 
 /* Decoded header: host byte order. */
