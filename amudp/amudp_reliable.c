@@ -487,10 +487,13 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
    * have been read, not from when we got round to it: after a long send or
    * compute burst the peer has been waiting already, so the ack goes out at
    * once (after this poll's deliveries, which may still carry it). When
-   * nobody waits, it counts from now: the reply or the next request the
-   * delivery provokes carries it, and no standalone ACK is sent. */
+   * nobody waits, at least half the delay is left from now: the reply or
+   * the next request the delivery provokes carries it, and no standalone
+   * ACK is sent (the whole delay from now would outlast the sender's RTO
+   * on a fast path: spurious retransmissions). */
   int prompt = (flags & AMUDP_F_ACKREQ) != 0;
-  uint64_t since = prompt && t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
+  uint64_t since = t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
+  if (!prompt && since + t->tun.ack_delay_ns / 2 < now) since = now - t->tun.ack_delay_ns / 2;
   if (p->ack_pending++ == 0) {
     t->acks_delayed++;
     p->ack_due_ns = since + t->tun.ack_delay_ns;
