@@ -15,7 +15,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/filter.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <poll.h>
@@ -106,14 +105,31 @@ static int sa_equal(const struct sockaddr_storage *a, const struct sockaddr_stor
          (!with_port || x->sin6_port == y->sin6_port);
 }
 
-/* The blob is defined in core/transport_addr.h. */
+/* The blob: core/transport_addr.h's (8 or 20 bytes), then at
+ * AMUDP_ADDR_ACK_PORT the port of our ack socket, network byte order, or 0
+ * when ACKs go to the data socket. */
+#define AMUDP_ADDR_ACK_PORT 20
+_Static_assert(AMUDP_ADDR_ACK_PORT + 2 <= GASNETC_ADDR_MAX, "the ack port fits the blob");
+
 static int amudp_address(gasnetc_transport_t *t, void *blob, size_t *len) {
-  *len = gasnetc_addr_encode(&t->self, blob);
+  unsigned char *b = blob;
+  size_t n = gasnetc_addr_encode(&t->self, b);
+  memset(b + n, 0, AMUDP_ADDR_ACK_PORT + 2 - n);
+  memcpy(b + AMUDP_ADDR_ACK_PORT, &t->ack_port, 2);
+  *len = AMUDP_ADDR_ACK_PORT + 2;
   return 0;
 }
 
 static int addr_decode(const unsigned char *b, amudp_peer_t *p) {
-  return gasnetc_addr_decode(b, &p->addr, &p->addrlen);
+  if (gasnetc_addr_decode(b, &p->addr, &p->addrlen) != 0) return -1;
+  memcpy(&p->ack_addr, &p->addr, sizeof p->ack_addr);
+  uint16_t port;
+  memcpy(&port, b + AMUDP_ADDR_ACK_PORT, 2);
+  if (port) { /* network byte order, as sin_port */
+    if (p->addr.ss_family == AF_INET) ((struct sockaddr_in *)&p->ack_addr)->sin_port = port;
+    else ((struct sockaddr_in6 *)&p->ack_addr)->sin6_port = port;
+  }
+  return 0;
 }
 
 /* ---------------------------------------------------------------- open/close */
@@ -138,37 +154,27 @@ static void amudp_sockbufs(gasnetc_transport_t *t) {
             want, t->rcvbuf_got / 2, t->sndbuf_got / 2);
 }
 
-/* The ack socket: a second socket on our port (SO_REUSEPORT) to which a
- * classic BPF program on the port's group steers every ACK datagram (type
- * byte AMUDP_T_ACK). The core's wait watches it only while we wait on acks
- * (a window full, closing), so an ACK does not wake a rank that sleeps
- * with nothing it waits on; it is read at the next wake-up, before timers,
- * and every AMUDP_ACK_POLL_EVERY polls. Peers see one address. If the
- * kernel refuses any step, acks arrive on the one socket, as before. */
-static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_storage *bound,
-                             socklen_t len) {
-  static struct sock_filter code[] = {
-    BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 3), /* the type byte (amudp_wire.h) */
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AMUDP_T_ACK, 0, 1),
-    BPF_STMT(BPF_RET | BPF_K, 1),          /* the group's second socket: afd */
-    BPF_STMT(BPF_RET | BPF_K, 0),          /* the first: fd */
-  };
-  struct sock_fprog prog;
-  memset(&prog, 0, sizeof prog); /* its padding goes to the kernel too */
-  prog.len = sizeof code / sizeof code[0];
-  prog.filter = code;
-  int one = 1;
-  int a = socket(bound->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (a < 0 || setsockopt(a, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
-      bind(a, (const struct sockaddr *)bound, len) != 0 ||
-      setsockopt(t->fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog) != 0) {
-    if (a >= 0) close(a);
+/* The ack socket: a second socket, on a port of its own that our address
+ * blob advertises, to which peers send their ACKs. The core's wait watches
+ * it only while we wait on acks (a window full, closing), so an ACK does
+ * not wake a rank that sleeps with nothing it waits on; it is read at the
+ * next wake-up, before timers, and every AMUDP_ACK_POLL_EVERY polls. If it
+ * cannot be had, peers send ACKs to the one socket, as before. */
+static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
+  struct sockaddr_storage a;
+  memcpy(&a, bound, sizeof a);
+  if (a.ss_family == AF_INET) ((struct sockaddr_in *)&a)->sin_port = 0;
+  else ((struct sockaddr_in6 *)&a)->sin6_port = 0;
+  socklen_t len = a.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+  int s = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (s < 0 || bind(s, (struct sockaddr *)&a, len) != 0 ||
+      getsockname(s, (struct sockaddr *)&a, &len) != 0) {
+    if (s >= 0) close(s);
     return;
   }
-  int rb = t->tun.sockbuf;
-  if (setsockopt(a, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof rb) != 0)
-    setsockopt(a, SOL_SOCKET, SO_RCVBUF, &rb, sizeof rb);
-  t->afd = a;
+  t->afd = s;
+  memcpy(&t->ack_port, a.ss_family == AF_INET ? (void *)&((struct sockaddr_in *)&a)->sin_port
+                                              : (void *)&((struct sockaddr_in6 *)&a)->sin6_port, 2);
 }
 
 static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t *cfg) {
@@ -223,9 +229,6 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
                                     : (void *)&((struct sockaddr_in6 *)&ba)->sin6_addr,
             name, sizeof name);
   t->fd = socket(ba.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  int one = 1;
-  if (t->fd >= 0 && t->tun.ack_socket)
-    setsockopt(t->fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
   if (t->fd < 0 || bind(t->fd, (struct sockaddr *)&ba, balen) != 0) {
     rc = -errno;
     fprintf(stderr, "amudp: cannot bind a UDP socket to %s: %s\n", name, strerror(errno));
@@ -237,7 +240,7 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
     fprintf(stderr, "amudp: getsockname: %s\n", strerror(errno));
     goto fail;
   }
-  if (t->tun.ack_socket) amudp_ack_socket(t, &t->self, t->selflen);
+  if (t->tun.ack_socket) amudp_ack_socket(t, &t->self);
   if (sa_is_wildcard(&t->self)) { /* advertise something peers can reach */
     if (t->self.ss_family == AF_INET)
       ((struct sockaddr_in *)&t->self)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -247,11 +250,6 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   amudp_sockbufs(t);
   if (t->tun.mmsg && !(t->txq = calloc(1, sizeof *t->txq))) t->tun.mmsg = 0;
   if (!t->tun.mmsg) t->tun.gso = 0; /* GSO sends go through the batch */
-  if (t->tun.gso) { /* receive coalesced segments too; a kernel without GRO: off */
-    int on = 1;
-    t->gro = setsockopt(t->fd, SOL_UDP, UDP_GRO, &on, sizeof on) == 0;
-    if (!t->gro) t->tun.gso = 0;
-  }
 
   if (cfg->watch && (rc = cfg->watch(cfg->ctx, t->fd, EPOLLIN)) != 0) {
     fprintf(stderr, "amudp: cannot watch the socket: %s\n", strerror(-rc));
@@ -292,6 +290,19 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
                  ? AMUDP_MTU_LOOPBACK
                  : AMUDP_MTU_ETHERNET;
     amudp_rel_peer_init(t, p, now);
+  }
+  /* GRO only where a GSO run of full datagrams can come: a peer whose MTU
+   * leaves room for two in one send (Ethernet-sized paths). To peers on
+   * this host every fragment is a ~64 KiB datagram already, and reading
+   * with recvmsg for the control message costs a ping-pong more than
+   * recvfrom. A kernel without UDP_GRO: no GSO either. */
+  int small_mtu = 0;
+  for (uint32_t r = 0; r < t->cfg.nranks; r++)
+    if (!t->peers[r].gone && t->peers[r].mtu * 2 <= AMUDP_GSO_MAX_BYTES) small_mtu = 1;
+  if (t->tun.gso && small_mtu) {
+    int on = 1;
+    t->gro = setsockopt(t->fd, SOL_UDP, UDP_GRO, &on, sizeof on) == 0;
+    if (!t->gro) t->tun.gso = 0;
   }
   if (!t->tun.window_bytes) {
     /* Auto: all peers together may fill about half our receive buffer (the

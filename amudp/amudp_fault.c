@@ -57,13 +57,21 @@ static double fault_rand(amudp_fault_t *f) { /* xorshift64* in [0,1) */
   return (double)((f->rng * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-53;
 }
 
+/* Where a datagram goes: ACKs to the peer's ack socket (its address with
+ * the ack port it advertised, amudp_connect), everything else to its data
+ * socket. The type byte is the wire header's (amudp_wire.h). */
+static const struct sockaddr_storage *dest_of(const amudp_peer_t *p, const struct iovec *iov) {
+  const unsigned char *b = iov[0].iov_base;
+  return iov[0].iov_len > 3 && b[3] == AMUDP_T_ACK ? &p->ack_addr : &p->addr;
+}
+
 /* sendmsg() one datagram. A full socket buffer is waited out briefly; any
  * other failure is counted and treated as a loss (retransmission covers it). */
 static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
                          const struct iovec *iov, int iovcnt) {
   struct msghdr mh;
   memset(&mh, 0, sizeof mh);
-  mh.msg_name = &p->addr;
+  mh.msg_name = (void *)dest_of(p, iov);
   mh.msg_namelen = p->addrlen;
   mh.msg_iov = (struct iovec *)iov;
   mh.msg_iovlen = (size_t)iovcnt;
@@ -108,6 +116,7 @@ static void tx_flush(gasnetc_transport_t *t) {
     size_t total = q->len[i];
     if (t->tun.gso)
       while (j < q->n && q->peer[j] == q->peer[i] && j - i < AMUDP_GSO_MAX_SEGS &&
+             dest_of(q->peer[j], &q->iov[q->iov0[j]]) == dest_of(q->peer[i], &q->iov[q->iov0[i]]) &&
              q->len[j] <= q->len[i] && total + q->len[j] <= AMUDP_GSO_MAX_BYTES &&
              q->len[j - 1] == q->len[i]) {
         total += q->len[j];
@@ -115,7 +124,7 @@ static void tx_flush(gasnetc_transport_t *t) {
       }
     struct msghdr *mh = &q->out[nout].msg_hdr;
     memset(mh, 0, sizeof *mh);
-    mh->msg_name = &q->peer[i]->addr;
+    mh->msg_name = (void *)dest_of(q->peer[i], &q->iov[q->iov0[i]]);
     mh->msg_namelen = q->peer[i]->addrlen;
     mh->msg_iov = &q->iov[q->iov0[i]];
     mh->msg_iovlen = (size_t)((j < q->n ? q->iov0[j] : q->niov) - q->iov0[i]);

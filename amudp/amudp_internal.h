@@ -144,6 +144,7 @@ typedef struct amudp_peer {
   uint32_t rank;
   struct sockaddr_storage addr;
   socklen_t addrlen;
+  struct sockaddr_storage ack_addr; /* its ack socket: where our ACKs go */
   uint32_t mtu;               /* datagram bytes to this peer */
   /* send side */
   amudp_fifo_t rep_q, req_q;  /* waiting for the window; replies go first */
@@ -248,9 +249,10 @@ struct gasnetc_transport {
   amudp_txq_t *txq;           /* send batch, or NULL (GASNET_UDP_SENDMMSG=0) */
   int gro;                    /* UDP_GRO is on: a datagram read may hold segments */
   int fd;
-  int afd;                    /* the ack socket (same port, SO_REUSEPORT; a BPF
-                                 program steers ACK datagrams to it), or -1 */
+  int afd;                    /* the ack socket (a port of its own, in our
+                                 address blob; peers send it their ACKs), or -1 */
   int afd_watched;            /* afd is in the core's wait: we wait on acks */
+  uint16_t ack_port;          /* afd's port, network byte order (0: none) */
   uint32_t afd_polls;         /* polls since afd was last read */
   uint32_t queued;            /* pkts waiting for a window, all peers */
   struct sockaddr_storage self;
