@@ -67,7 +67,8 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   if (u->rto_max_ns < u->rto_init_ns) u->rto_max_ns = u->rto_init_ns;
   u->ack_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_US", 50, 0, 1e6) * 1e3);
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
-  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 1, 0, 1);
+  /* Off by default: reading it costs, see docs/transports.md. */
+  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 0, 0, 1);
   u->gso = (int)amudp_env_num(t, "GASNET_UDP_GSO", 1, 0, 1);
   u->mmsg = (int)amudp_env_num(t, "GASNET_UDP_SENDMMSG", 1, 0, 1);
   u->agg = (int)amudp_env_num(t, "GASNET_UDP_AGG", 1, 0, 1);
@@ -541,11 +542,14 @@ static int amudp_progress(gasnetc_transport_t *t) {
     if (rx_once(t, t->fd, 0, &delivered) < AMUDP_RX_BATCH) break;
   uint64_t now = gasneti_now_ns();
   if (t->afd >= 0) {
-    /* The ack socket: at once while we wait on acks, after a sleep (what
+    /* The ack socket, awake: at every poll while frames are queued for a
+     * window or datagrams have waited AMUDP_ACK_WAIT_NS for an ack (acks
+     * drive the window, loss recovery and RTT samples), after a sleep (what
      * came meanwhile), before timers (no retransmission of what an unread
      * ack covers), else every AMUDP_ACK_POLL_EVERY polls. */
     AMUDP_LOCK(t);
     int due = t->queued || t->closing || slept || now >= t->next_deadline_ns ||
+              (t->nfl && now - t->fl_since_ns >= AMUDP_ACK_WAIT_NS) ||
               ++t->afd_polls >= AMUDP_ACK_POLL_EVERY;
     if (due) t->afd_polls = 0;
     int late = slept && !t->afd_watched;

@@ -64,6 +64,11 @@
 #define AMUDP_GSO_MAX_SEGS 64         /* segments per UDP_SEGMENT send (the kernel's
                                          UDP_MAX_SEGMENTS is at least 64) */
 #define AMUDP_GSO_MAX_BYTES 65000u    /* bytes per UDP_SEGMENT send (< 64 KiB) */
+#define AMUDP_ACK_WAIT_NS  20000u     /* in flight this long without an ack: read the
+                                         ack socket at every poll (a reply that
+                                         carries the ack comes sooner: a loopback
+                                         round trip is ~6 us; reading it at every
+                                         poll before cost a ping-pong 8%) */
 #define AMUDP_ACK_POLL_EVERY 64       /* polls between reads of the ack socket while
                                          nothing waits on acks (it is read at once
                                          after a sleep and before timers) */
@@ -255,6 +260,8 @@ struct gasnetc_transport {
   uint16_t ack_port;          /* afd's port, network byte order (0: none) */
   uint32_t afd_polls;         /* polls since afd was last read */
   uint32_t queued;            /* pkts waiting for a window, all peers */
+  uint32_t nfl;               /* datagrams in flight (unacked), all peers */
+  uint64_t fl_since_ns;       /* since then nfl > 0 and no ack made progress */
   struct sockaddr_storage self;
   socklen_t selflen;
   int rcvbuf_got, sndbuf_got;

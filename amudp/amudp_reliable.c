@@ -144,7 +144,8 @@ static amudp_pkt_t *fifo_pop(amudp_fifo_t *q) {
   return pkt;
 }
 
-static void flight_unlink(amudp_peer_t *p, amudp_pkt_t *pkt) {
+static void flight_unlink(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt) {
+  t->nfl--;
   p->fl_bytes -= pkt->wirelen;
   if (pkt->prev) pkt->prev->next = pkt->next; else p->fl_head = pkt->next;
   if (pkt->next) pkt->next->prev = pkt->prev; else p->fl_tail = pkt->prev;
@@ -375,6 +376,7 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
     if (p->fl_tail) p->fl_tail->next = pkt; else p->fl_head = pkt;
     p->fl_tail = pkt;
     p->fl_bytes += pkt->wirelen;
+    if (t->nfl++ == 0) t->fl_since_ns = now;
     transmit(t, p, pkt, now);
     if (!burst) burst = pkt;
   }
@@ -421,11 +423,12 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
     if (late && pkt->ntx > 1) AMUDP_COUNT(t, spurious_retx, 1);
     progress = 1;
     top = pkt->seq;
-    flight_unlink(p, pkt);
+    flight_unlink(t, p, pkt);
     if (pkt->is_req) p->nreq--;
     amudp_pkt_put(t, pkt);
   }
   if (may_sample && newest_tx && now > newest_tx) rtt_sample(t, p, now - newest_tx);
+  if (progress) t->fl_since_ns = now;
   if (progress && p->backoff) {
     /* The peer answers again after a timeout: resend, once, what was in
      * flight back then and is still missing below the newest datagram it
@@ -538,7 +541,7 @@ void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const cha
   }
   amudp_pkt_t *pkt;
   while ((pkt = p->fl_head)) {
-    flight_unlink(p, pkt);
+    flight_unlink(t, p, pkt);
     amudp_pkt_put(t, pkt);
   }
   while ((pkt = queue_pop(t, p, &p->rep_q))) amudp_pkt_put(t, pkt);
