@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <stdio.h>
@@ -66,6 +67,13 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   if (u->rto_max_ns < u->rto_init_ns) u->rto_max_ns = u->rto_init_ns;
   u->ack_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_US", 50, 0, 1e6) * 1e3);
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
+  /* Off by default: reading it costs, see docs/transports.md. */
+  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 0, 0, 1);
+  u->gso = (int)amudp_env_num(t, "GASNET_UDP_GSO", 1, 0, 1);
+  u->mmsg = (int)amudp_env_num(t, "GASNET_UDP_SENDMMSG", 1, 0, 1);
+  u->agg = (int)amudp_env_num(t, "GASNET_UDP_AGG", 1, 0, 1);
+  u->agg_bytes = (uint32_t)amudp_env_num(t, "GASNET_UDP_AGG_BYTES", AMUDP_MTU_MAX, 512,
+                                         AMUDP_MTU_MAX);
   snprintf(t->dead_msg, sizeof t->dead_msg,
            "no answer for %g s: dead or stopped", timeout);
 }
@@ -98,14 +106,31 @@ static int sa_equal(const struct sockaddr_storage *a, const struct sockaddr_stor
          (!with_port || x->sin6_port == y->sin6_port);
 }
 
-/* The blob is defined in core/transport_addr.h. */
+/* The blob: core/transport_addr.h's (8 or 20 bytes), then at
+ * AMUDP_ADDR_ACK_PORT the port of our ack socket, network byte order, or 0
+ * when ACKs go to the data socket. */
+#define AMUDP_ADDR_ACK_PORT 20
+_Static_assert(AMUDP_ADDR_ACK_PORT + 2 <= GASNETC_ADDR_MAX, "the ack port fits the blob");
+
 static int amudp_address(gasnetc_transport_t *t, void *blob, size_t *len) {
-  *len = gasnetc_addr_encode(&t->self, blob);
+  unsigned char *b = blob;
+  size_t n = gasnetc_addr_encode(&t->self, b);
+  memset(b + n, 0, AMUDP_ADDR_ACK_PORT + 2 - n);
+  memcpy(b + AMUDP_ADDR_ACK_PORT, &t->ack_port, 2);
+  *len = AMUDP_ADDR_ACK_PORT + 2;
   return 0;
 }
 
 static int addr_decode(const unsigned char *b, amudp_peer_t *p) {
-  return gasnetc_addr_decode(b, &p->addr, &p->addrlen);
+  if (gasnetc_addr_decode(b, &p->addr, &p->addrlen) != 0) return -1;
+  memcpy(&p->ack_addr, &p->addr, sizeof p->ack_addr);
+  uint16_t port;
+  memcpy(&port, b + AMUDP_ADDR_ACK_PORT, 2);
+  if (port) { /* network byte order, as sin_port */
+    if (p->addr.ss_family == AF_INET) ((struct sockaddr_in *)&p->ack_addr)->sin_port = port;
+    else ((struct sockaddr_in6 *)&p->ack_addr)->sin6_port = port;
+  }
+  return 0;
 }
 
 /* ---------------------------------------------------------------- open/close */
@@ -130,6 +155,29 @@ static void amudp_sockbufs(gasnetc_transport_t *t) {
             want, t->rcvbuf_got / 2, t->sndbuf_got / 2);
 }
 
+/* The ack socket: a second socket, on a port of its own that our address
+ * blob advertises, to which peers send their ACKs. The core's wait watches
+ * it only while we wait on acks (a window full, closing), so an ACK does
+ * not wake a rank that sleeps with nothing it waits on; it is read at the
+ * next wake-up, before timers, and every AMUDP_ACK_POLL_EVERY polls. If it
+ * cannot be had, peers send ACKs to the one socket, as before. */
+static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
+  struct sockaddr_storage a;
+  memcpy(&a, bound, sizeof a);
+  if (a.ss_family == AF_INET) ((struct sockaddr_in *)&a)->sin_port = 0;
+  else ((struct sockaddr_in6 *)&a)->sin6_port = 0;
+  socklen_t len = a.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+  int s = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (s < 0 || bind(s, (struct sockaddr *)&a, len) != 0 ||
+      getsockname(s, (struct sockaddr *)&a, &len) != 0) {
+    if (s >= 0) close(s);
+    return;
+  }
+  t->afd = s;
+  memcpy(&t->ack_port, a.ss_family == AF_INET ? (void *)&((struct sockaddr_in *)&a)->sin_port
+                                              : (void *)&((struct sockaddr_in6 *)&a)->sin6_port, 2);
+}
+
 static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t *cfg) {
   *tp = NULL;
   gasnetc_transport_t *t = calloc(1, sizeof *t);
@@ -139,6 +187,7 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   }
   int rc = 0;
   t->fd = -1;
+  t->afd = -1;
   t->cfg = *cfg;
   t->next_deadline_ns = UINT64_MAX;
 #if GASNETC_THREADS
@@ -192,6 +241,7 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
     fprintf(stderr, "amudp: getsockname: %s\n", strerror(errno));
     goto fail;
   }
+  if (t->tun.ack_socket) amudp_ack_socket(t, &t->self);
   if (sa_is_wildcard(&t->self)) { /* advertise something peers can reach */
     if (t->self.ss_family == AF_INET)
       ((struct sockaddr_in *)&t->self)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -199,6 +249,8 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
       ((struct sockaddr_in6 *)&t->self)->sin6_addr = in6addr_loopback;
   }
   amudp_sockbufs(t);
+  if (t->tun.mmsg && !(t->txq = calloc(1, sizeof *t->txq))) t->tun.mmsg = 0;
+  if (!t->tun.mmsg) t->tun.gso = 0; /* GSO sends go through the batch */
 
   if (cfg->watch && (rc = cfg->watch(cfg->ctx, t->fd, EPOLLIN)) != 0) {
     fprintf(stderr, "amudp: cannot watch the socket: %s\n", strerror(-rc));
@@ -240,6 +292,19 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
                  : AMUDP_MTU_ETHERNET;
     amudp_rel_peer_init(t, p, now);
   }
+  /* GRO only where a GSO run of full datagrams can come: a peer whose MTU
+   * leaves room for two in one send (Ethernet-sized paths). To peers on
+   * this host every fragment is a ~64 KiB datagram already, and reading
+   * with recvmsg for the control message costs a ping-pong more than
+   * recvfrom. A kernel without UDP_GRO: no GSO either. */
+  int small_mtu = 0;
+  for (uint32_t r = 0; r < t->cfg.nranks; r++)
+    if (!t->peers[r].gone && t->peers[r].mtu * 2 <= AMUDP_GSO_MAX_BYTES) small_mtu = 1;
+  if (t->tun.gso && small_mtu) {
+    int on = 1;
+    t->gro = setsockopt(t->fd, SOL_UDP, UDP_GRO, &on, sizeof on) == 0;
+    if (!t->gro) t->tun.gso = 0;
+  }
   if (!t->tun.window_bytes) {
     /* Auto: all peers together may fill about half our receive buffer (the
      * kernel reports twice what it accounts as data), which the peers'
@@ -267,7 +332,7 @@ static const int amudp_bad_counter[] = {
   [AMUDP_BAD_SHORT] = AMUDP_C_bad_short,   [AMUDP_BAD_MAGIC] = AMUDP_C_bad_magic,
   [AMUDP_BAD_TAG] = AMUDP_C_bad_tag,       [AMUDP_BAD_MAC] = AMUDP_C_bad_mac,
   [AMUDP_BAD_TYPE] = AMUDP_C_bad_type,     [AMUDP_BAD_RANK] = AMUDP_C_bad_rank,
-  [AMUDP_BAD_LENGTH] = AMUDP_C_bad_length,
+  [AMUDP_BAD_LENGTH] = AMUDP_C_bad_length, [AMUDP_BAD_AGG] = AMUDP_C_bad_agg,
 };
 
 static amudp_rxbatch_t *rx_batch_get(gasnetc_transport_t *t) { /* lock held */
@@ -292,7 +357,8 @@ static amudp_rxbatch_t *rx_batch_get(gasnetc_transport_t *t) { /* lock held */
 }
 
 int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, int truncated,
-                      const struct sockaddr_storage *from, uint64_t now, amudp_rxitem_t *it) {
+                      const struct sockaddr_storage *from, int late, uint64_t now,
+                      amudp_rxitem_t *it) {
   AMUDP_COUNT(t, datagrams_received, 1);
   AMUDP_COUNT(t, bytes_received, len);
   amudp_bad_t why = truncated ? AMUDP_BAD_SHORT : amudp_wire_decode(buf, len, &it->h, &t->keys);
@@ -313,11 +379,15 @@ int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, in
   }
   p->last_heard_ns = now;
   p->probes = 0;
-  amudp_rel_on_ack(t, p, it->h.ack, it->h.sack, it->h.flags, now);
+  /* An ack read late (it waited in the ack socket while we slept) times
+   * our sleep, not the path: no RTT sample from it (as from a RETX one). */
+  amudp_rel_on_ack(t, p, it->h.ack, it->h.sack, it->h.flags | (late ? AMUDP_F_RETX : 0), now);
+  if (it->h.type == AMUDP_T_AGG) AMUDP_COUNT(t, agg_received, 1);
   switch (it->h.type) {
+  case AMUDP_T_AGG: /* the same reliability as DATA; records split at delivery */
   case AMUDP_T_DATA:
     p->last_data_ns = now;
-    if (!amudp_rel_on_data(t, p, it->h.seq, now)) return 0;
+    if (!amudp_rel_on_data(t, p, it->h.seq, it->h.flags, now)) return 0;
     it->hdr = buf + AMUDP_HDR_LEN;
     it->data = buf + AMUDP_HDR_LEN + it->h.hdrlen;
     it->len = len - AMUDP_HDR_LEN - it->h.hdrlen;
@@ -335,15 +405,18 @@ int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, in
 
 /* One receive pass: read, check, ack, then deliver with the lock released.
  * Returns the number of datagrams read; adds frames delivered to *delivered. */
-static int rx_once(gasnetc_transport_t *t, int *delivered) {
+static int rx_once(gasnetc_transport_t *t, int fd, int late, int *delivered) {
   AMUDP_LOCK(t);
   amudp_rxbatch_t *b = rx_batch_get(t);
   int streaming = t->rx_hits >= 2;
   AMUDP_UNLOCK(t);
   if (!b) return 0;
+  int gro = t->gro;
   for (int i = 0; i < AMUDP_RX_BATCH; i++) {
     b->msgs[i].msg_hdr.msg_namelen = sizeof b->from[i];
     b->msgs[i].msg_hdr.msg_flags = 0;
+    b->msgs[i].msg_hdr.msg_control = gro ? b->ctl[i] : NULL;
+    b->msgs[i].msg_hdr.msg_controllen = gro ? sizeof b->ctl[i] : 0;
   }
   /* recvfrom() is the cheapest call when datagrams come one at a time (a
    * ping-pong); once consecutive polls keep finding data, recvmmsg() takes
@@ -351,10 +424,14 @@ static int rx_once(gasnetc_transport_t *t, int *delivered) {
   int m;
   do {
     if (streaming) {
-      m = recvmmsg(t->fd, b->msgs, AMUDP_RX_BATCH, MSG_DONTWAIT, NULL);
+      m = recvmmsg(fd, b->msgs, AMUDP_RX_BATCH, MSG_DONTWAIT, NULL);
+    } else if (gro) { /* recvfrom cannot say a datagram holds GRO segments */
+      ssize_t k = recvmsg(fd, &b->msgs[0].msg_hdr, MSG_DONTWAIT);
+      m = k < 0 ? -1 : 1;
+      if (k >= 0) b->msgs[0].msg_len = (unsigned)k;
     } else {
       struct msghdr *mh = &b->msgs[0].msg_hdr;
-      ssize_t k = recvfrom(t->fd, b->iov[0].iov_base, AMUDP_RXBUF, MSG_DONTWAIT | MSG_TRUNC,
+      ssize_t k = recvfrom(fd, b->iov[0].iov_base, AMUDP_RXBUF, MSG_DONTWAIT | MSG_TRUNC,
                            (struct sockaddr *)mh->msg_name, &mh->msg_namelen);
       m = k < 0 ? -1 : 1;
       if (k > (ssize_t)AMUDP_RXBUF) mh->msg_flags = MSG_TRUNC; /* k is the real length */
@@ -367,17 +444,37 @@ static int rx_once(gasnetc_transport_t *t, int *delivered) {
     AMUDP_UNLOCK(t);
   }
   int nitem = 0, n = 0, nseen = 0;
-  uint32_t src[AMUDP_RX_BATCH], seen[AMUDP_RX_BATCH];
+  uint32_t *src = b->src, *seen = b->seen;
   if (m > 0) {
     uint64_t now = gasneti_now_ns();
     AMUDP_LOCK(t);
+    if (fd == t->afd) AMUDP_COUNT(t, ack_socket_reads, (uint64_t)m);
+    if (late) AMUDP_COUNT(t, acks_read_late, (uint64_t)m);
+    AMUDP_COUNT(t, recv_calls, 1);
     for (int i = 0; i < m; i++) {
-      amudp_rxitem_t *it = &b->items[nitem];
-      int r = amudp_rx_datagram(t, b->iov[i].iov_base, b->msgs[i].msg_len,
-                                (b->msgs[i].msg_hdr.msg_flags & MSG_TRUNC) != 0, &b->from[i],
-                                now, it);
-      if (r >= 0) seen[nseen++] = it->h.src;
-      if (r > 0) src[nitem++] = it->h.src;
+      struct msghdr *mh = &b->msgs[i].msg_hdr;
+      unsigned char *buf = b->iov[i].iov_base;
+      size_t len = b->msgs[i].msg_len, seg = len;
+      if (gro) { /* the kernel may have coalesced datagrams of one size */
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+          if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+            int g;
+            memcpy(&g, CMSG_DATA(c), sizeof g);
+            if (g > 0 && (size_t)g < len) seg = (size_t)g;
+          }
+        if (seg < len) {
+          AMUDP_COUNT(t, gro_datagrams, 1);
+          AMUDP_COUNT(t, gro_segments, (len + seg - 1) / seg);
+        }
+      }
+      for (size_t off = 0; off < len && nitem < AMUDP_RX_ITEMS; off += seg) {
+        amudp_rxitem_t *it = &b->items[nitem];
+        size_t sl = len - off < seg ? len - off : seg;
+        int r = amudp_rx_datagram(t, buf + off, sl, (mh->msg_flags & MSG_TRUNC) != 0,
+                                  &b->from[i], late, now, it);
+        if (r >= 0) seen[nseen++] = it->h.src;
+        if (r > 0) src[nitem++] = it->h.src;
+      }
     }
     /* Acks owed at once (duplicates, gaps, pings, ack_every): one per peer. */
     for (int i = 0; i < nseen; i++) {
@@ -389,7 +486,9 @@ static int rx_once(gasnetc_transport_t *t, int *delivered) {
       nitem = 0;
     }
     AMUDP_UNLOCK(t);
-    for (int k = 0; k < nitem; k++) n += amudp_frag_deliver(t, src[k], &b->items[k]);
+    for (int k = 0; k < nitem; k++)
+      n += b->items[k].h.type == AMUDP_T_AGG ? amudp_frag_deliver_agg(t, src[k], &b->items[k])
+                                             : amudp_frag_deliver(t, src[k], &b->items[k]);
   }
   AMUDP_LOCK(t);
   t->rx_hits = m > 0 ? t->rx_hits + 1 : 0;
@@ -427,9 +526,9 @@ static void report_dead(gasnetc_transport_t *t) {
  * (3) tell the core about dead peers. */
 static int amudp_progress(gasnetc_transport_t *t) {
   if (!t->connected) return 0;
-  int delivered = 0;
+  int delivered = 0, slept = 0;
   if (__atomic_load_n(&t->slept, __ATOMIC_RELAXED) &&
-      __atomic_exchange_n(&t->slept, 0, __ATOMIC_RELAXED)) { /* a plain load per poll */
+      (slept = __atomic_exchange_n(&t->slept, 0, __ATOMIC_RELAXED))) { /* a plain load per poll */
     /* The core slept watching the socket: what arrived, arrived since now
      * (delayed acks are timed from rx_last_ns). */
     AMUDP_LOCK(t);
@@ -437,8 +536,27 @@ static int amudp_progress(gasnetc_transport_t *t) {
     AMUDP_UNLOCK(t);
   }
   for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
-    if (rx_once(t, &delivered) < AMUDP_RX_BATCH) break;
+    if (rx_once(t, t->fd, 0, &delivered) < AMUDP_RX_BATCH) break;
   uint64_t now = gasneti_now_ns();
+  if (t->afd >= 0) {
+    /* The ack socket, awake: at every poll while frames are queued for a
+     * window or datagrams have waited AMUDP_ACK_WAIT_NS for an ack (acks
+     * drive the window, loss recovery and RTT samples), after a sleep (what
+     * came meanwhile), before timers (no retransmission of what an unread
+     * ack covers), else every AMUDP_ACK_POLL_EVERY polls. */
+    AMUDP_LOCK(t);
+    int due = t->queued || t->closing || slept || now >= t->next_deadline_ns ||
+              (t->nfl && now - t->fl_since_ns >= AMUDP_ACK_WAIT_NS) ||
+              ++t->afd_polls >= AMUDP_ACK_POLL_EVERY;
+    if (due) t->afd_polls = 0;
+    int late = slept && !t->afd_watched;
+    AMUDP_UNLOCK(t);
+    if (due) {
+      for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
+        if (rx_once(t, t->afd, late, &delivered) < AMUDP_RX_BATCH) break;
+      now = gasneti_now_ns();
+    }
+  }
   AMUDP_LOCK(t);
   t->rx_last_ns = now;
   if (now >= t->next_deadline_ns) amudp_rel_timers(t, now);
@@ -461,6 +579,11 @@ static uint64_t amudp_idle(gasnetc_transport_t *t) {
   AMUDP_LOCK(t);
   amudp_rel_flush_acks(t);
   uint64_t dl = t->next_deadline_ns;
+  /* Wake for acks only while we wait on them (a window full, closing). */
+  int care = t->queued || t->closing;
+  if (t->afd >= 0 && t->watched && care != t->afd_watched &&
+      t->cfg.watch(t->cfg.ctx, t->afd, care ? EPOLLIN : 0) == 0)
+    t->afd_watched = care;
   AMUDP_UNLOCK(t);
   __atomic_store_n(&t->slept, 1, __ATOMIC_RELAXED);
   return dl;
@@ -474,8 +597,8 @@ static void amudp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
   if (dl <= now) ns = 0;
   else if (dl - now < ns) ns = dl - now;
   struct timespec ts = { (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) };
-  struct pollfd pf = { t->fd, POLLIN, 0 };
-  ppoll(&pf, 1, &ts, NULL);
+  struct pollfd pf[2] = { { t->fd, POLLIN, 0 }, { t->afd, POLLIN, 0 } };
+  ppoll(pf, t->afd >= 0 ? 2 : 1, &ts, NULL);
   amudp_progress(t);
 }
 
@@ -487,6 +610,11 @@ static void amudp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
  * flight (their credits). Lock held. */
 static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
   if (is_reply || p->gone || p->nreq < t->tun.credits) return 0;
+  /* Aggregating, small frames may queue beyond the credits (a bounded
+   * number): they will leave together in the next datagrams the window
+   * admits. Large frames' fragments still get the credits alone. */
+  if (t->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES)
+    return 0;
   AMUDP_COUNT(t, send_blocked, 1);
   return 1;
 }
@@ -555,7 +683,8 @@ static void amudp_stats(gasnetc_transport_t *t, FILE *out) {
   AMUDP_UNLOCK(t);
   for (int i = 0; i < AMUDP_NCOUNTERS; i++)
     fprintf(out, "udp_%s %llu\n", names[i], (unsigned long long)c[i]);
-  fprintf(out, "udp_sockbuf_rcv %d\nudp_sockbuf_snd %d\n", t->rcvbuf_got, t->sndbuf_got);
+  fprintf(out, "udp_sockbuf_rcv %d\nudp_sockbuf_snd %d\nudp_ack_socket %d\nudp_gso %d\n",
+          t->rcvbuf_got, t->sndbuf_got, t->afd >= 0, t->tun.gso);
 }
 
 static void amudp_close(gasnetc_transport_t *t) {
@@ -603,7 +732,12 @@ static void amudp_close(gasnetc_transport_t *t) {
     if (t->watched) t->cfg.watch(t->cfg.ctx, t->fd, 0);
     close(t->fd);
   }
+  if (t->afd >= 0) {
+    if (t->afd_watched) t->cfg.watch(t->cfg.ctx, t->afd, 0);
+    close(t->afd);
+  }
   amudp_fault_free(t);
+  free(t->txq);
 #if GASNETC_THREADS
   pthread_mutex_destroy(&t->lock);
 #endif

@@ -7,12 +7,17 @@
  * dropped, sent twice, or held back and sent after the next datagram (or
  * after AMUDP_REORDER_HOLD_NS if no other comes). GASNET_UDP_SEED fixes the
  * random sequence. All are read once, at open; with all three at 0 the cost
- * is one branch per datagram.
+ * is one branch per datagram. GASNET_UDP_DROP_AGG=K (a test knob) loses the
+ * first transmission of the first aggregate datagram carrying K frames or
+ * more, so a test can show that every frame of a lost aggregate is
+ * recovered exactly once.
  */
 #include "amudp_internal.h"
 #include "gasneti_time.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +39,7 @@ void amudp_fault_init(gasnetc_transport_t *t) {
   s = (s ^ (s >> 30)) * 0xbf58476d1ce4e5b9ULL;
   s = (s ^ (s >> 27)) * 0x94d049bb133111ebULL;
   f->rng = (s ^ (s >> 31)) | 1;
+  f->drop_agg = (uint32_t)amudp_env_num(t, "GASNET_UDP_DROP_AGG", 0, 0, 1e9);
   f->active = f->drop > 0 || f->dup > 0 || f->reorder > 0;
   if (f->reorder > 0) f->held = malloc(AMUDP_MTU_MAX);
   if (!f->held) f->reorder = 0;
@@ -51,18 +57,27 @@ static double fault_rand(amudp_fault_t *f) { /* xorshift64* in [0,1) */
   return (double)((f->rng * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-53;
 }
 
+/* Where a datagram goes: ACKs to the peer's ack socket (its address with
+ * the ack port it advertised, amudp_connect), everything else to its data
+ * socket. The type byte is the wire header's (amudp_wire.h). */
+static const struct sockaddr_storage *dest_of(const amudp_peer_t *p, const struct iovec *iov) {
+  const unsigned char *b = iov[0].iov_base;
+  return iov[0].iov_len > 3 && b[3] == AMUDP_T_ACK ? &p->ack_addr : &p->addr;
+}
+
 /* sendmsg() one datagram. A full socket buffer is waited out briefly; any
  * other failure is counted and treated as a loss (retransmission covers it). */
-static void raw_send(gasnetc_transport_t *t, amudp_peer_t *p,
-                     const struct iovec *iov, int iovcnt) {
+static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
+                         const struct iovec *iov, int iovcnt) {
   struct msghdr mh;
   memset(&mh, 0, sizeof mh);
-  mh.msg_name = &p->addr;
+  mh.msg_name = (void *)dest_of(p, iov);
   mh.msg_namelen = p->addrlen;
   mh.msg_iov = (struct iovec *)iov;
   mh.msg_iovlen = (size_t)iovcnt;
   for (int tries = 0;;) {
     ssize_t n = sendmsg(t->fd, &mh, 0);
+    AMUDP_COUNT(t, sendmsg_calls, 1);
     if (n >= 0) {
       AMUDP_COUNT(t, datagrams_sent, 1);
       AMUDP_COUNT(t, bytes_sent, (uint64_t)n);
@@ -80,12 +95,130 @@ static void raw_send(gasnetc_transport_t *t, amudp_peer_t *p,
   }
 }
 
+/* ---- send batches ----
+ * Between amudp_tx_begin and amudp_tx_end (amudp_rel_pump: a burst of
+ * fragments or aggregates) datagrams are queued, their iovecs pointing at
+ * buffers that stay put until then (pkts in flight), and leave in one
+ * sendmmsg(); a run of datagrams to one peer of one size (the last may be
+ * shorter) leaves as one UDP_SEGMENT send the kernel cuts (GSO: one trip
+ * down the stack for up to 64 datagrams). If the kernel refuses GSO, it is
+ * turned off and the batch goes out datagram by datagram. */
+
+void amudp_tx_begin(gasnetc_transport_t *t) {
+  if (t->txq) t->txq->open++;
+}
+
+static void tx_flush(gasnetc_transport_t *t) {
+  amudp_txq_t *q = t->txq;
+  int nout = 0, first[AMUDP_TX_BATCH + 1], cnt[AMUDP_TX_BATCH];
+  for (int i = 0; i < q->n;) {
+    int j = i + 1;
+    size_t total = q->len[i];
+    if (t->tun.gso)
+      while (j < q->n && q->peer[j] == q->peer[i] && j - i < AMUDP_GSO_MAX_SEGS &&
+             dest_of(q->peer[j], &q->iov[q->iov0[j]]) == dest_of(q->peer[i], &q->iov[q->iov0[i]]) &&
+             q->len[j] <= q->len[i] && total + q->len[j] <= AMUDP_GSO_MAX_BYTES &&
+             q->len[j - 1] == q->len[i]) {
+        total += q->len[j];
+        j++;
+      }
+    struct msghdr *mh = &q->out[nout].msg_hdr;
+    memset(mh, 0, sizeof *mh);
+    mh->msg_name = (void *)dest_of(q->peer[i], &q->iov[q->iov0[i]]);
+    mh->msg_namelen = q->peer[i]->addrlen;
+    mh->msg_iov = &q->iov[q->iov0[i]];
+    mh->msg_iovlen = (size_t)((j < q->n ? q->iov0[j] : q->niov) - q->iov0[i]);
+    if (j - i > 1) {
+      memset(q->cmsg[nout], 0, sizeof q->cmsg[nout]);
+      mh->msg_control = q->cmsg[nout];
+      mh->msg_controllen = CMSG_SPACE(sizeof(uint16_t));
+      struct cmsghdr *c = CMSG_FIRSTHDR(mh);
+      c->cmsg_level = SOL_UDP;
+      c->cmsg_type = UDP_SEGMENT;
+      c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+      uint16_t seg = (uint16_t)q->len[i];
+      memcpy(CMSG_DATA(c), &seg, sizeof seg);
+    }
+    first[nout] = i;
+    cnt[nout++] = j - i;
+    i = j;
+  }
+  first[nout] = q->n;
+  int done = 0;
+  while (done < nout) {
+    int k = sendmmsg(t->fd, q->out + done, (unsigned)(nout - done), 0);
+    AMUDP_COUNT(t, sendmmsg_calls, 1);
+    if (k > 0) {
+      for (int m = done; m < done + k; m++) {
+        AMUDP_COUNT(t, datagrams_sent, (uint64_t)cnt[m]);
+        AMUDP_COUNT(t, bytes_sent, q->out[m].msg_len);
+        if (cnt[m] > 1) {
+          AMUDP_COUNT(t, gso_sends, 1);
+          AMUDP_COUNT(t, gso_segments, (uint64_t)cnt[m]);
+        }
+      }
+      done += k;
+      continue;
+    }
+    if (k < 0 && errno == EINTR) continue;
+    /* Not now (a full buffer), or the kernel refuses a GSO send: the rest
+     * one datagram at a time, with raw_send_now's waiting and counting. */
+    if (k < 0 && cnt[done] > 1 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS)
+      t->tun.gso = 0;
+    for (int d = first[done]; d < q->n; d++)
+      raw_send_now(t, q->peer[d], &q->iov[q->iov0[d]],
+                   (d + 1 < q->n ? q->iov0[d + 1] : q->niov) - q->iov0[d]);
+    break;
+  }
+  q->n = q->niov = 0;
+}
+
+void amudp_tx_end(gasnetc_transport_t *t) {
+  amudp_txq_t *q = t->txq;
+  if (!q || --q->open > 0) return;
+  if (q->n == 1) { /* one datagram: sendmsg is the cheaper call */
+    raw_send_now(t, q->peer[0], q->iov, q->niov);
+    q->n = q->niov = 0;
+  } else if (q->n) {
+    tx_flush(t);
+  }
+}
+
+static void raw_send(gasnetc_transport_t *t, amudp_peer_t *p,
+                     const struct iovec *iov, int iovcnt) {
+  amudp_txq_t *q = t->txq;
+  if (!q || !q->open) {
+    raw_send_now(t, p, iov, iovcnt);
+    return;
+  }
+  if (q->n == AMUDP_TX_BATCH || q->niov + iovcnt > AMUDP_TX_IOV) {
+    int open = q->open;
+    q->open = 1;
+    amudp_tx_end(t);
+    q->open = open;
+  }
+  size_t len = 0;
+  q->iov0[q->n] = q->niov;
+  for (int i = 0; i < iovcnt; i++) {
+    q->iov[q->niov++] = iov[i];
+    len += iov[i].iov_len;
+  }
+  q->peer[q->n] = p;
+  q->len[q->n++] = len;
+}
+
 static void release_held(gasnetc_transport_t *t) {
   amudp_fault_t *f = &t->fault;
   struct iovec iov = {f->held, f->held_len};
   amudp_peer_t *p = f->held_peer;
   f->held_peer = NULL;
   raw_send(t, p, &iov, 1);
+  if (t->txq && t->txq->open) { /* f->held is reused by the next hold: send now */
+    int open = t->txq->open;
+    t->txq->open = 1;
+    amudp_tx_end(t);
+    t->txq->open = open;
+  }
 }
 
 void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov,
@@ -126,4 +259,12 @@ uint64_t amudp_fault_timers(gasnetc_transport_t *t, uint64_t now) {
   if (now < f->held_due_ns) return f->held_due_ns;
   release_held(t);
   return UINT64_MAX;
+}
+
+int amudp_fault_drop_agg(gasnetc_transport_t *t, unsigned nframes) {
+  if (!t->fault.drop_agg || nframes < t->fault.drop_agg) return 0;
+  t->fault.drop_agg = 0;
+  AMUDP_COUNT(t, fault_agg_dropped, 1);
+  AMUDP_COUNT(t, fault_agg_frames, nframes);
+  return 1;
 }

@@ -84,21 +84,44 @@ static void amudp_frag_nomem(size_t n) {
   abort();
 }
 
+/* A whole frame from one datagram: to place()'s destination if it has one,
+ * else delivered where it lies in the receive buffer. */
+static void deliver_whole(const gasnetc_transport_config_t *c, uint32_t src,
+                          const unsigned char *hdr, size_t hdrlen, unsigned char *data,
+                          size_t len) {
+  void *pl = data;
+  if (c->place && len) {
+    void *d = c->place(c->ctx, src, hdr, hdrlen, len);
+    if (d) {
+      memcpy(d, data, len);
+      pl = d;
+    }
+  }
+  c->deliver(c->ctx, src, hdr, hdrlen, pl, len);
+}
+
+/* An AGG datagram, split into its frames in order (amudp_wire_decode has
+ * checked every record). Returns the number delivered. */
+int amudp_frag_deliver_agg(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it) {
+  unsigned char *buf = it->data - AMUDP_HDR_LEN; /* the datagram */
+  size_t off = AMUDP_HDR_LEN;
+  for (uint32_t i = 0; i < it->h.msg_id; i++) {
+    amudp_wire_rec_t r;
+    size_t next = amudp_wire_rec_decode(buf, off, &r);
+    unsigned char *hdr = buf + off + AMUDP_REC_LEN;
+    deliver_whole(&t->cfg, src, hdr, r.hdrlen, hdr + r.hdrlen, r.paylen);
+    off = next;
+  }
+  return (int)it->h.msg_id;
+}
+
 int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it) {
   const gasnetc_transport_config_t *c = &t->cfg;
   const amudp_wire_hdr_t *h = &it->h;
 
   /* Whole frame in one datagram (decode made sure frag_off == 0 then). */
   if (h->msg_len == it->len) {
-    void *pl = it->data;
-    if (c->place && it->len) {
-      void *d = c->place(c->ctx, src, it->hdr, h->hdrlen, it->len);
-      if (d) {
-        memcpy(d, it->data, it->len);
-        pl = d;
-      }
-    }
-    c->deliver(c->ctx, src, it->hdr, h->hdrlen, pl, it->len);
+    deliver_whole(c, src, it->hdr, h->hdrlen, it->data, it->len);
     return 1;
   }
 

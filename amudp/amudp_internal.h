@@ -63,6 +63,24 @@
 #define AMUDP_ACTIVE_TIMEOUTS 4       /* peers idle this many timeouts get no pings */
 #define AMUDP_PING_NEVER (UINT64_MAX / 4) /* ping interval of GASNET_UDP_TIMEOUT=0:
                                          far, and now + it cannot overflow */
+#define AMUDP_TX_BATCH     32         /* datagrams per sendmmsg() */
+#define AMUDP_TX_IOV       1024       /* iovec entries per sendmmsg() batch */
+#define AMUDP_GSO_MAX_SEGS 64         /* segments per UDP_SEGMENT send (the kernel's
+                                         UDP_MAX_SEGMENTS is at least 64) */
+#define AMUDP_GSO_MAX_BYTES 65000u    /* bytes per UDP_SEGMENT send (< 64 KiB) */
+#define AMUDP_ACK_WAIT_NS  20000u     /* in flight this long without an ack: read the
+                                         ack socket at every poll (a reply that
+                                         carries the ack comes sooner: a loopback
+                                         round trip is ~6 us; reading it at every
+                                         poll before cost a ping-pong 8%) */
+#define AMUDP_ACK_POLL_EVERY 64       /* polls between reads of the ack socket while
+                                         nothing waits on acks (it is read at once
+                                         after a sleep and before timers) */
+#define AMUDP_AGG_QUEUE    (2 * AMUDP_AGG_MAX_RECS) /* small request frames that may
+                                         wait beyond the credits, when aggregating:
+                                         two aggregates' worth, so the next is ready */
+#define AMUDP_AGG_QUEUE_BYTES (64u << 10) /* ... and their bytes: a large frame's
+                                         fragments get the credits alone, as before */
 
 /* Counters: one table, names generated from it (see amudp_stats). */
 #define AMUDP_COUNTERS(X)                                                   \
@@ -74,7 +92,11 @@
   X(bad_mac) X(bad_type) X(bad_rank) X(bad_length) X(bad_addr)             \
   X(bad_frag) X(from_gone_peer) X(fault_dropped) X(fault_duplicated)        \
   X(fault_reordered) X(peers_dead) X(rtt_samples) X(recv_errors)         \
-  X(discarded_closing) X(spurious_retx)
+  X(discarded_closing) X(spurious_retx) X(bad_agg) X(agg_sent)            \
+  X(agg_frames) X(agg_received) X(fault_agg_dropped) X(fault_agg_frames)   \
+  X(ackreq_sent) X(acks_lazy) X(acks_read_late) X(ack_socket_reads)       \
+  X(sendmsg_calls) X(sendmmsg_calls) X(gso_sends) X(gso_segments)         \
+  X(recv_calls) X(gro_datagrams) X(gro_segments)
 
 enum {
 #define AMUDP_X_ENUM(name) AMUDP_C_##name,
@@ -101,6 +123,9 @@ typedef struct amudp_pkt {
   uint8_t is_req;         /* counts against the request credits */
   uint8_t fast_done;      /* already fast-retransmitted once */
   uint8_t lost;           /* presumed lost at an RTO: resent once the peer acks again */
+  uint16_t nagg;          /* AGG container: frames in it (members on `agg`) */
+  struct amudp_pkt *agg;  /* AGG container: its member pkts, each a whole frame
+                             whose record header is at buf[AMUDP_HDR_LEN - 16] */
   uint64_t first_tx_ns;   /* first transmission (RTT sample after a late ack) */
   uint64_t tx_ns, due_ns; /* last transmission, retransmission deadline */
   amudp_msg_t *msg;       /* payload owner, or NULL: payload inline in buf */
@@ -128,12 +153,16 @@ typedef struct amudp_peer {
   uint32_t rank;
   struct sockaddr_storage addr;
   socklen_t addrlen;
+  struct sockaddr_storage ack_addr; /* its ack socket: where our ACKs go */
   uint32_t mtu;               /* datagram bytes to this peer */
   /* send side */
   amudp_fifo_t rep_q, req_q;  /* waiting for the window; replies go first */
   amudp_pkt_t *fl_head, *fl_tail; /* in flight, seq order */
   uint32_t snd_nxt;           /* next seq to assign */
-  uint32_t nreq;              /* request datagrams queued or unacked */
+  uint32_t nreq;              /* request datagrams queued or unacked (a queued
+                                 frame counts one: it may leave alone) */
+  uint32_t nreq_q;            /* request frames queued, not yet sent */
+  size_t reqq_bytes;          /* their bytes */
   size_t fl_bytes;            /* bytes of the datagrams in flight */
   uint32_t msg_id;
   uint64_t srtt_ns, rttvar_ns, rto_ns;
@@ -144,6 +173,7 @@ typedef struct amudp_peer {
   uint32_t ack_pending;       /* DATA received since our last ack went out */
   uint64_t ack_due_ns;
   uint8_t ack_now;            /* send a standalone ack at the end of this batch */
+  uint8_t ack_req;            /* a datagram since our last ack had AMUDP_F_ACKREQ */
   uint8_t ack_late;           /* a duplicate came before we acked its original:
                                  our next ack carries AMUDP_F_LATE */
   uint32_t ack_sent_next;     /* rcv_next carried by our last ack */
@@ -163,15 +193,37 @@ typedef struct amudp_tun {
   uint32_t mtu;               /* 0: auto per peer */
   uint32_t window, credits, ack_every;
   uint32_t isn;               /* first sequence number (a test knob: wraparound) */
+  int agg;                    /* GASNET_UDP_AGG: aggregate queued small frames */
+  int ack_socket;             /* GASNET_UDP_ACK_SOCKET: steer ACKs to t->afd */
+  int gso;                    /* GASNET_UDP_GSO: UDP_SEGMENT sends and UDP_GRO
+                                 receives (cleared if the kernel refuses) */
+  int mmsg;                   /* GASNET_UDP_SENDMMSG: batch sends */
+  uint32_t agg_bytes;         /* GASNET_UDP_AGG_BYTES: aggregate size bound (and the MTU) */
   size_t window_bytes;        /* in-flight bytes per peer; 0: auto at connect */
   uint64_t rto_min_ns, rto_init_ns, rto_max_ns, ack_delay_ns;
   uint64_t timeout_ns, ping_ns;
   int sockbuf;
 } amudp_tun_t;
 
+/* Datagrams queued for one sendmmsg() (amudp_tx_begin .. amudp_tx_end): a
+ * burst of fragments or aggregates leaves in one system call, and runs of
+ * equal-sized datagrams to one peer in one UDP_SEGMENT (GSO) send. */
+typedef struct amudp_txq {
+  int open;                   /* between amudp_tx_begin and amudp_tx_end */
+  int n, niov;
+  struct amudp_peer *peer[AMUDP_TX_BATCH];
+  size_t len[AMUDP_TX_BATCH];
+  int iov0[AMUDP_TX_BATCH];   /* first iovec of each datagram */
+  struct iovec iov[AMUDP_TX_IOV];
+  struct mmsghdr out[AMUDP_TX_BATCH];
+  unsigned char cmsg[AMUDP_TX_BATCH][64]; /* UDP_SEGMENT control messages */
+} amudp_txq_t;
+
 typedef struct amudp_fault {
   double drop, dup, reorder;
   int active;
+  uint32_t drop_agg;          /* GASNET_UDP_DROP_AGG: lose the first aggregate of this
+                                 many frames or more once (0: done, or off) */
   uint64_t rng;
   unsigned char *held;        /* one datagram held back to reorder it */
   size_t held_len;
@@ -187,12 +239,15 @@ typedef struct amudp_rxitem {
   size_t len;
 } amudp_rxitem_t;
 
+#define AMUDP_RX_ITEMS (AMUDP_RX_BATCH * AMUDP_GSO_MAX_SEGS) /* GRO: segments per read */
 typedef struct amudp_rxbatch {
   struct amudp_rxbatch *next;
   struct mmsghdr msgs[AMUDP_RX_BATCH];
   struct iovec iov[AMUDP_RX_BATCH];
   struct sockaddr_storage from[AMUDP_RX_BATCH];
-  amudp_rxitem_t items[AMUDP_RX_BATCH];
+  unsigned char ctl[AMUDP_RX_BATCH][64]; /* UDP_GRO: the segment size */
+  amudp_rxitem_t items[AMUDP_RX_ITEMS];
+  uint32_t src[AMUDP_RX_ITEMS], seen[AMUDP_RX_ITEMS];
   unsigned char *buf;
 } amudp_rxbatch_t;
 
@@ -201,7 +256,17 @@ struct gasnetc_transport {
   amudp_wire_keys_t keys;
   amudp_tun_t tun;
   amudp_fault_t fault;
+  amudp_txq_t *txq;           /* send batch, or NULL (GASNET_UDP_SENDMMSG=0) */
+  int gro;                    /* UDP_GRO is on: a datagram read may hold segments */
   int fd;
+  int afd;                    /* the ack socket (a port of its own, in our
+                                 address blob; peers send it their ACKs), or -1 */
+  int afd_watched;            /* afd is in the core's wait: we wait on acks */
+  uint16_t ack_port;          /* afd's port, network byte order (0: none) */
+  uint32_t afd_polls;         /* polls since afd was last read */
+  uint32_t queued;            /* pkts waiting for a window, all peers */
+  uint32_t nfl;               /* datagrams in flight (unacked), all peers */
+  uint64_t fl_since_ns;       /* since then nfl > 0 and no ack made progress */
   struct sockaddr_storage self;
   socklen_t selflen;
   int rcvbuf_got, sndbuf_got;
@@ -242,7 +307,7 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
 void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
                       uint64_t sack, unsigned flags, uint64_t now);
 int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
-                      uint64_t now);
+                      unsigned flags, uint64_t now);
 void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type);
 void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now);
 void amudp_rel_flush_acks(gasnetc_transport_t *t);
@@ -253,6 +318,8 @@ int amudp_rel_unacked(gasnetc_transport_t *t);
 int amudp_live_timer(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now, uint64_t *next);
 
 /* amudp_frag.c */
+int amudp_frag_deliver_agg(gasnetc_transport_t *t, uint32_t src,
+                           amudp_rxitem_t *it); /* lock NOT held; frames delivered */
 /* Queue one frame. `lent`: the payload is already in this buffer (from
  * prepare), which the frame takes over; else it is copied. Lock held. */
 int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
@@ -268,16 +335,21 @@ void amudp_fault_free(gasnetc_transport_t *t);
 void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov,
                 int iovcnt); /* lock held */
 uint64_t amudp_fault_timers(gasnetc_transport_t *t, uint64_t now); /* next due or UINT64_MAX */
+int amudp_fault_drop_agg(gasnetc_transport_t *t, unsigned nframes); /* lock held */
+void amudp_tx_begin(gasnetc_transport_t *t); /* lock held: queue sends ... */
+void amudp_tx_end(gasnetc_transport_t *t);   /* ... and send them, batched */
 
 /* amudp.c */
 /* Check one received datagram of len bytes from `from` (truncated: the
- * kernel cut it) and run its protocol part (acks, seq). Returns -1 if it was
+ * kernel cut it; late: read from the ack socket after a sleep, so no RTT
+ * sample) and run its protocol part (acks, seq). Returns -1 if it was
  * dropped (counted under its reason), 0 if it was good but carries nothing
  * to deliver, 1 when it carries frame bytes for amudp_frag_deliver, filled
  * into *it (pointing into buf). Lock held. No I/O of its own but acks, so
  * tests/fuzz/fuzz_amudp_datagram.c feeds it bytes exactly as the socket would. */
 int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, int truncated,
-                      const struct sockaddr_storage *from, uint64_t now, amudp_rxitem_t *it);
+                      const struct sockaddr_storage *from, int late, uint64_t now,
+                      amudp_rxitem_t *it);
 double amudp_env_num(gasnetc_transport_t *t, const char *name, double dflt,
                      double lo, double hi);
 

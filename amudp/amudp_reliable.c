@@ -67,6 +67,7 @@ amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
   }
   pkt->next = pkt->prev = NULL;
   pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->fast_done = 0; pkt->lost = 0;
+  pkt->nagg = 0; pkt->agg = NULL;
   pkt->first_tx_ns = pkt->tx_ns = pkt->due_ns = 0;
   pkt->msg = NULL; pkt->data = NULL; pkt->datalen = 0;
   return pkt;
@@ -117,6 +118,11 @@ void amudp_msg_cache_free(gasnetc_transport_t *t) {
 }
 
 void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt) {
+  for (amudp_pkt_t *m = pkt->agg, *n; m; m = n) { /* an AGG container's frames */
+    n = m->next;
+    m->agg = NULL;
+    amudp_pkt_put(t, m);
+  }
   if (pkt->msg && --pkt->msg->refs == 0) amudp_msg_put(t, pkt->msg);
   if (t->npkt_free < AMUDP_PKT_FREE_MAX) {
     pkt->next = t->pkt_free;
@@ -139,7 +145,8 @@ static amudp_pkt_t *fifo_pop(amudp_fifo_t *q) {
   return pkt;
 }
 
-static void flight_unlink(amudp_peer_t *p, amudp_pkt_t *pkt) {
+static void flight_unlink(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt) {
+  t->nfl--;
   p->fl_bytes -= pkt->wirelen;
   if (pkt->prev) pkt->prev->next = pkt->next; else p->fl_head = pkt->next;
   if (pkt->next) pkt->next->prev = pkt->prev; else p->fl_tail = pkt->prev;
@@ -171,6 +178,7 @@ static void ack_sent(gasnetc_transport_t *t, amudp_peer_t *p) {
   if (p->ack_pending) t->acks_delayed--;
   p->ack_pending = 0;
   p->ack_now = 0;
+  p->ack_req = 0;
   p->ack_late = 0;
   p->ack_sent_next = p->rcv_next;
 }
@@ -190,6 +198,8 @@ static void rtt_sample(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t r) {
   AMUDP_COUNT(t, rtt_samples, 1);
 }
 
+static int agg_iov(amudp_pkt_t *m, struct iovec *iov, int n);
+
 /* (Re)transmit one DATA datagram with our current ack for its peer. */
 static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
                      uint64_t now) {
@@ -199,8 +209,17 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   h.sack = sack_bits(p);
   if (pkt->ntx) h.flags |= AMUDP_F_RETX;
   if (p->ack_late) h.flags |= AMUDP_F_LATE;
+  /* Do we wait on this ack? A retransmission, a window half full or with
+   * more queued behind it, or a closing endpoint does; a lone message does
+   * not, and its peer may keep the ack until traffic back carries it. */
+  uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
+  if (pkt->ntx || t->closing || p->rep_q.head || p->req_q.head ||
+      (p->snd_nxt - una) * 2 >= t->tun.credits) {
+    h.flags |= AMUDP_F_ACKREQ;
+    AMUDP_COUNT(t, ackreq_sent, 1);
+  }
   amudp_wire_encode(pkt->buf, &h, &t->keys);
-  struct iovec iov[2];
+  struct iovec iov[1 + 3 * AMUDP_AGG_MAX_RECS];
   size_t head = AMUDP_HDR_LEN + h.hdrlen;
   int n = 1;
   iov[0].iov_base = pkt->buf;
@@ -210,7 +229,8 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
     iov[1].iov_len = pkt->datalen;
     n = 2;
   }
-  amudp_xmit(t, p, iov, n);
+  for (amudp_pkt_t *m = pkt->agg; m; m = m->next) n = agg_iov(m, iov, n);
+  if (!(pkt->agg && !pkt->ntx && amudp_fault_drop_agg(t, pkt->nagg))) amudp_xmit(t, p, iov, n);
   if (!pkt->ntx) pkt->first_tx_ns = now;
   pkt->ntx++;
   pkt->tx_ns = now;
@@ -228,17 +248,102 @@ void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt
                        int is_reply) {
   (void)t;
   pkt->is_req = !is_reply;
+  t->queued++;
   if (is_reply) {
     fifo_push(&p->rep_q, pkt);
   } else {
     fifo_push(&p->req_q, pkt);
     p->nreq++;
+    p->nreq_q++;
+    p->reqq_bytes += pkt->wirelen;
   }
+}
+
+static amudp_pkt_t *queue_pop(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fifo_t *q) {
+  amudp_pkt_t *pkt = fifo_pop(q);
+  if (pkt) t->queued--;
+  if (pkt && q == &p->req_q) {
+    p->nreq_q--;
+    p->reqq_bytes -= pkt->wirelen;
+  }
+  return pkt;
+}
+
+/* ---- aggregation ----
+ * When the window admits a datagram and more than one small whole frame is
+ * queued for the peer (in the same queue: replies never wait on request
+ * credits), they leave together in one AGG datagram under one sequence
+ * number, so loss, duplication and reordering are recovered per datagram
+ * and each frame inside is delivered exactly once. Nothing waits to be
+ * aggregated: a frame finding the window open leaves at once, alone; only
+ * what queued while the window was full is combined. */
+
+/* A frame that fits a record of an aggregate of at most `room` bytes. */
+static size_t agg_rec_bytes(const amudp_pkt_t *pkt) {
+  if (pkt->h.type != AMUDP_T_DATA || pkt->h.frag_off != 0 || pkt->datalen != pkt->h.msg_len)
+    return (size_t)1 << 40; /* a fragment of a larger frame: fits no aggregate */
+  return amudp_wire_rec_size(pkt->h.hdrlen, pkt->datalen);
+}
+
+/* Append member m's record (header, core header, payload, padding) to iov. */
+static int agg_iov(amudp_pkt_t *m, struct iovec *iov, int n) {
+  static const unsigned char zeros[16];
+  size_t body = AMUDP_REC_LEN + m->h.hdrlen;
+  iov[n].iov_base = m->buf + AMUDP_HDR_LEN - AMUDP_REC_LEN;
+  iov[n++].iov_len = body + (m->msg ? 0 : m->datalen);
+  if (m->msg && m->datalen) {
+    iov[n].iov_base = (void *)m->data;
+    iov[n++].iov_len = m->datalen;
+  }
+  size_t pad = amudp_wire_rec_size(m->h.hdrlen, m->datalen) - body - m->datalen;
+  if (pad) {
+    iov[n].iov_base = (void *)zeros;
+    iov[n++].iov_len = pad;
+  }
+  return n;
+}
+
+/* Pop first's company from q into an AGG container of at most `room`
+ * bytes; returns the container, or first alone when nothing joins it (or
+ * no container can be had). */
+static amudp_pkt_t *agg_build(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fifo_t *q,
+                              amudp_pkt_t *first, size_t room) {
+  size_t bytes = AMUDP_HDR_LEN + agg_rec_bytes(first);
+  if (!q->head || bytes > room || bytes + agg_rec_bytes(q->head) > room) return first;
+  amudp_pkt_t *c = amudp_pkt_get(t);
+  if (!c) return first;
+  memset(&c->h, 0, sizeof c->h);
+  c->h.type = AMUDP_T_AGG;
+  c->h.src = t->cfg.myrank;
+  c->h.dst = p->rank;
+  c->h.flags = first->h.flags & AMUDP_F_REPLY;
+  c->is_req = first->is_req;
+  amudp_pkt_t *tail = NULL;
+  for (amudp_pkt_t *m = first; m;) {
+    amudp_wire_rec_t r = {(uint32_t)m->datalen, m->h.hdrlen, (uint16_t)(m->h.flags & AMUDP_F_REPLY),
+                          m->h.msg_id};
+    amudp_wire_rec_encode(m->buf + AMUDP_HDR_LEN - AMUDP_REC_LEN, &r);
+    m->next = NULL;
+    if (tail) tail->next = m; else c->agg = m;
+    tail = m;
+    c->nagg++;
+    if (c->nagg >= AMUDP_AGG_MAX_RECS || !q->head || bytes + agg_rec_bytes(q->head) > room) break;
+    bytes += agg_rec_bytes(q->head);
+    m = queue_pop(t, p, q);
+  }
+  c->wirelen = bytes;
+  c->h.msg_id = c->nagg;
+  c->h.msg_len = (uint32_t)(bytes - AMUDP_HDR_LEN);
+  if (c->is_req) p->nreq -= c->nagg - 1u; /* now one request datagram */
+  AMUDP_COUNT(t, agg_sent, 1);
+  AMUDP_COUNT(t, agg_frames, c->nagg);
+  return c;
 }
 
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
   if (p->gone) return;
   amudp_pkt_t *burst = NULL; /* first datagram sent by this call */
+  amudp_tx_begin(t); /* the burst leaves in one sendmmsg() */
   for (;;) {
     uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
     uint32_t used = p->snd_nxt - una;
@@ -256,16 +361,27 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
       q = &p->req_q;
     else
       break;
-    amudp_pkt_t *pkt = fifo_pop(q);
+    amudp_pkt_t *pkt = queue_pop(t, p, q);
+    if (t->tun.agg && q->head) {
+      size_t room = p->mtu < t->tun.agg_bytes ? p->mtu : t->tun.agg_bytes;
+      size_t cap = q == &p->rep_q ? wb : wb / t->tun.window * t->tun.credits;
+      if (p->fl_head) { /* the bytes window still binds */
+        size_t left = cap > p->fl_bytes ? cap - p->fl_bytes : 0;
+        if (left < room) room = left;
+      }
+      pkt = agg_build(t, p, q, pkt, room);
+    }
     pkt->seq = p->snd_nxt++;
     pkt->next = NULL;
     pkt->prev = p->fl_tail;
     if (p->fl_tail) p->fl_tail->next = pkt; else p->fl_head = pkt;
     p->fl_tail = pkt;
     p->fl_bytes += pkt->wirelen;
+    if (t->nfl++ == 0) t->fl_since_ns = now;
     transmit(t, p, pkt, now);
     if (!burst) burst = pkt;
   }
+  amudp_tx_end(t);
   /* Datagrams sent back to back are read and acked together (the receiver
    * acks once per batch it reads): none is due before the last of its burst,
    * whose drain allowance covers them all. */
@@ -308,11 +424,12 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
     if (late && pkt->ntx > 1) AMUDP_COUNT(t, spurious_retx, 1);
     progress = 1;
     top = pkt->seq;
-    flight_unlink(p, pkt);
+    flight_unlink(t, p, pkt);
     if (pkt->is_req) p->nreq--;
     amudp_pkt_put(t, pkt);
   }
   if (may_sample && newest_tx && now > newest_tx) rtt_sample(t, p, now - newest_tx);
+  if (progress) t->fl_since_ns = now;
   if (progress && p->backoff) {
     /* The peer answers again after a timeout: resend, once, what was in
      * flight back then and is still missing below the newest datagram it
@@ -342,7 +459,7 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
 }
 
 int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
-                      uint64_t now) {
+                      unsigned flags, uint64_t now) {
   uint32_t d = seq - p->rcv_next;
   uint64_t bit = 1ULL << (seq & 63);
   if ((int32_t)d < 0 || (d > 0 && d < 64 && (p->rcv_ring & bit))) {
@@ -369,16 +486,27 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
     p->rcv_ring |= bit;
     p->ack_now = 1; /* a gap: let the sender see it now */
   }
+  /* The ack delay adapts to whether the sender waits on it. When it does
+   * (AMUDP_F_ACKREQ), the delay counts from when the datagram could first
+   * have been read, not from when we got round to it: after a long send or
+   * compute burst the peer has been waiting already, so the ack goes out at
+   * once (after this poll's deliveries, which may still carry it). When
+   * nobody waits, at least half the delay is left from now: the reply or
+   * the next request the delivery provokes carries it, and no standalone
+   * ACK is sent (the whole delay from now would outlast the sender's RTO
+   * on a fast path: spurious retransmissions). */
+  int prompt = (flags & AMUDP_F_ACKREQ) != 0;
+  uint64_t since = t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
+  if (!prompt && since + t->tun.ack_delay_ns / 2 < now) since = now - t->tun.ack_delay_ns / 2;
   if (p->ack_pending++ == 0) {
     t->acks_delayed++;
-    /* The delay counts from when the datagram could first have been read,
-     * not from when we got round to it: after a long send or compute burst
-     * the peer has been waiting already, so the ack goes out at once (after
-     * this poll's deliveries, which may still carry it). */
-    uint64_t since = t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
+    p->ack_due_ns = since + t->tun.ack_delay_ns;
+    t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
+  } else if (prompt && since + t->tun.ack_delay_ns < p->ack_due_ns) {
     p->ack_due_ns = since + t->tun.ack_delay_ns;
     t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
   }
+  if (prompt) p->ack_req = 1;
   if (p->ack_pending >= t->tun.ack_every) p->ack_now = 1;
   return 1;
 }
@@ -414,12 +542,14 @@ void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const cha
   }
   amudp_pkt_t *pkt;
   while ((pkt = p->fl_head)) {
-    flight_unlink(p, pkt);
+    flight_unlink(t, p, pkt);
     amudp_pkt_put(t, pkt);
   }
-  while ((pkt = fifo_pop(&p->rep_q))) amudp_pkt_put(t, pkt);
-  while ((pkt = fifo_pop(&p->req_q))) amudp_pkt_put(t, pkt);
+  while ((pkt = queue_pop(t, p, &p->rep_q))) amudp_pkt_put(t, pkt);
+  while ((pkt = queue_pop(t, p, &p->req_q))) amudp_pkt_put(t, pkt);
   p->nreq = 0;
+  p->nreq_q = 0;
+  p->reqq_bytes = 0;
   p->fl_bytes = 0;
 }
 
@@ -445,7 +575,10 @@ void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
     if (r == t->cfg.myrank || p->gone) continue;
     /* 1. delayed acks */
     if (p->ack_pending) {
-      if (now >= p->ack_due_ns) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+      if (now >= p->ack_due_ns) {
+        if (!p->ack_req) AMUDP_COUNT(t, acks_lazy, 1);
+        amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+      }
       else next = min_u64(next, p->ack_due_ns);
     }
     /* 2. retransmission timeout: like TCP, resend only the oldest expired

@@ -69,6 +69,49 @@ void amudp_wire_encode(unsigned char *buf, const amudp_wire_hdr_t *h,
   gasneti_put_le64(buf + 56, amudp_siphash(k->mac_k0, k->mac_k1, buf, 56));
 }
 
+void amudp_wire_rec_encode(unsigned char *p, const amudp_wire_rec_t *r) {
+  gasneti_put_le32(p + 0, r->paylen);
+  gasneti_put_le16(p + 4, r->hdrlen);
+  gasneti_put_le16(p + 6, r->flags);
+  gasneti_put_le32(p + 8, r->msg_id);
+  gasneti_put_le32(p + 12, 0);
+}
+
+size_t amudp_wire_rec_decode(const unsigned char *buf, size_t off, amudp_wire_rec_t *r) {
+  const unsigned char *p = buf + off;
+  r->paylen = gasneti_get_le32(p + 0);
+  r->hdrlen = gasneti_get_le16(p + 4);
+  r->flags = gasneti_get_le16(p + 6);
+  r->msg_id = gasneti_get_le32(p + 8);
+  return off + amudp_wire_rec_size(r->hdrlen, r->paylen);
+}
+
+/* Walk every record of an AGG datagram once: each must lie within the
+ * datagram, with sane lengths, zero reserved bits and zero padding, and
+ * the records must end the datagram exactly. Only then is any delivered. */
+static amudp_bad_t agg_check(const unsigned char *buf, size_t len, const amudp_wire_hdr_t *h,
+                             const amudp_wire_keys_t *k) {
+  if (h->hdrlen != 0 || h->frag_off != 0 || h->msg_len != len - AMUDP_HDR_LEN ||
+      h->msg_id == 0 || h->msg_id > AMUDP_AGG_MAX_RECS)
+    return AMUDP_BAD_AGG;
+  size_t off = AMUDP_HDR_LEN;
+  for (uint32_t i = 0; i < h->msg_id; i++) {
+    if (len - off < AMUDP_REC_LEN) return AMUDP_BAD_AGG;
+    const unsigned char *p = buf + off;
+    uint32_t paylen = gasneti_get_le32(p);
+    uint16_t hdrlen = gasneti_get_le16(p + 4), flags = gasneti_get_le16(p + 6);
+    if (hdrlen > k->max_hdr || (flags & ~(unsigned)AMUDP_F_REPLY) ||
+        gasneti_get_le32(p + 12) != 0 || paylen > len)
+      return AMUDP_BAD_AGG;
+    size_t end = off + AMUDP_REC_LEN + hdrlen + paylen, next = off + amudp_wire_rec_size(hdrlen, paylen);
+    if (next > len) return AMUDP_BAD_AGG;
+    for (size_t j = end; j < next; j++)
+      if (buf[j]) return AMUDP_BAD_AGG;
+    off = next;
+  }
+  return off == len ? AMUDP_BAD_NONE : AMUDP_BAD_AGG;
+}
+
 amudp_bad_t amudp_wire_decode(const unsigned char *buf, size_t len,
                               amudp_wire_hdr_t *h, const amudp_wire_keys_t *k) {
   if (len < AMUDP_HDR_LEN) return AMUDP_BAD_SHORT;
@@ -88,9 +131,10 @@ amudp_bad_t amudp_wire_decode(const unsigned char *buf, size_t len,
   h->msg_id = gasneti_get_le32(buf + 40);
   h->frag_off = gasneti_get_le32(buf + 44);
   h->msg_len = gasneti_get_le32(buf + 48);
-  if (h->type < AMUDP_T_DATA || h->type > AMUDP_T_BYE) return AMUDP_BAD_TYPE;
+  if (h->type < AMUDP_T_DATA || h->type > AMUDP_T_AGG) return AMUDP_BAD_TYPE;
   if (h->src >= k->nranks || h->src == k->myrank || h->dst != k->myrank)
     return AMUDP_BAD_RANK;
+  if (h->type == AMUDP_T_AGG) return agg_check(buf, len, h, k);
   if (h->type != AMUDP_T_DATA)
     return (len == AMUDP_HDR_LEN && h->hdrlen == 0) ? AMUDP_BAD_NONE : AMUDP_BAD_LENGTH;
   if (h->hdrlen > k->max_hdr || AMUDP_HDR_LEN + (size_t)h->hdrlen > len ||

@@ -29,6 +29,26 @@
  * fragment, so any fragment may arrive first), then payload bytes
  * [frag_off, frag_off + datagram_len - 64 - hdrlen) of the frame.
  * ACK, PING and BYE datagrams are the bare header.
+ *
+ * An AGG datagram carries several whole frames under one sequence number
+ * (the reliability layer's unit is the datagram, so the frames in it are
+ * delivered exactly once together). Its header has hdrlen 0, frag_off 0,
+ * msg_id = the number of records (1..AMUDP_AGG_MAX_RECS) and msg_len = the
+ * bytes after the header; then that many records, each starting 16-byte
+ * aligned (so a payload lands congruent to its core header's length mod 16,
+ * as in a DATA datagram):
+ *
+ *  off size field      (record header, AMUDP_REC_LEN bytes, little-endian)
+ *    0   4  paylen     payload bytes
+ *    4   2  hdrlen     core header bytes
+ *    6   2  flags      AMUDP_F_REPLY or 0
+ *    8   4  msg_id     the frame's number (as in DATA)
+ *   12   4  reserved   0
+ *
+ * followed by hdrlen bytes of core header, paylen bytes of payload, and
+ * zero bytes up to the next multiple of 16. The last record ends the
+ * datagram exactly. amudp_wire_decode checks every record; a datagram with
+ * one bad record is dropped whole (AMUDP_BAD_AGG) and none is delivered.
  */
 #ifndef AMUDP_WIRE_H
 #define AMUDP_WIRE_H
@@ -46,7 +66,11 @@ typedef enum {
   AMUDP_T_ACK  = 2, /* standalone ack; also the answer to PING */
   AMUDP_T_PING = 3, /* liveness probe; answered by an ACK */
   AMUDP_T_BYE  = 4, /* sender is closing: no more traffic, do not probe */
+  AMUDP_T_AGG  = 5, /* several whole frames, one seq; reliable like DATA */
 } amudp_type_t;
+
+#define AMUDP_REC_LEN      16u  /* aggregate record header */
+#define AMUDP_AGG_MAX_RECS 128u /* frames per aggregate (bounds the iovec) */
 
 enum {
   AMUDP_F_REPLY = 1u << 0, /* the frame is an AM reply (informational) */
@@ -57,6 +81,11 @@ enum {
                               spurious (our ack was late, not lost), so the
                               receiver may time the ack from the first
                               transmission */
+  AMUDP_F_ACKREQ = 1u << 3, /* the sender waits on acks (its window is half
+                              full or more, a retransmission, closing): ack
+                              within the ack delay counted from arrival;
+                              without it the delay counts from when the
+                              receiver read it, so traffic back may carry it */
 };
 
 /* Decoded header: host byte order. */
@@ -88,11 +117,22 @@ typedef enum {
   AMUDP_BAD_TYPE      = 5, /* unknown type */
   AMUDP_BAD_RANK      = 6, /* src out of range or ourselves, dst not us */
   AMUDP_BAD_LENGTH    = 7, /* length fields inconsistent */
+  AMUDP_BAD_AGG       = 8, /* an aggregate's records are inconsistent */
 } amudp_bad_t;
+
+/* One record of an AGG datagram, decoded. */
+typedef struct amudp_wire_rec {
+  uint32_t paylen;
+  uint16_t hdrlen, flags;
+  uint32_t msg_id;
+} amudp_wire_rec_t;
 
 _Static_assert(AMUDP_HDR_LEN == 2 + 1 + 1 + 8 + 4 + 4 + 4 + 4 + 8 + 2 + 2 + 4 + 4 + 4 + 4 + 8,
                "header field sizes must add up to AMUDP_HDR_LEN");
 _Static_assert(AMUDP_HDR_LEN % 8 == 0, "header keeps the core header 8-byte aligned");
+_Static_assert(AMUDP_REC_LEN == 4 + 2 + 2 + 4 + 4, "record field sizes add up");
+_Static_assert(AMUDP_HDR_LEN % 16 == 0 && AMUDP_REC_LEN == 16,
+               "records start 16-aligned: payload alignment as in DATA");
 
 /* Write h (plus tag and MAC) into buf[0..AMUDP_HDR_LEN). */
 void amudp_wire_encode(unsigned char *buf, const amudp_wire_hdr_t *h,
@@ -105,6 +145,18 @@ void amudp_wire_encode(unsigned char *buf, const amudp_wire_hdr_t *h,
  * lies within [0, msg_len). */
 amudp_bad_t amudp_wire_decode(const unsigned char *buf, size_t len,
                               amudp_wire_hdr_t *h, const amudp_wire_keys_t *k);
+
+/* Bytes a record of that core header and payload takes, padding included. */
+static inline size_t amudp_wire_rec_size(size_t hdrlen, size_t paylen) {
+  return (AMUDP_REC_LEN + hdrlen + paylen + 15) & ~(size_t)15;
+}
+
+/* Write a record header at p[0..AMUDP_REC_LEN). */
+void amudp_wire_rec_encode(unsigned char *p, const amudp_wire_rec_t *r);
+
+/* Read the record at buf[off] of an AGG datagram amudp_wire_decode accepted
+ * (so it is in bounds); returns the offset of the next record. */
+size_t amudp_wire_rec_decode(const unsigned char *buf, size_t off, amudp_wire_rec_t *r);
 
 /* Derive the tag and MAC key of a job from its key (any length). */
 void amudp_wire_keys_init(amudp_wire_keys_t *k, const unsigned char *job_key,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# timeout: 90
+# timeout: 150
 # UDP transport under injected faults: the same stress test as t-stress.sh
 # must pass identically with GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05
 # GASNET_UDP_REORDER=0.05 (the counters printed show the faults happened).
@@ -19,5 +19,30 @@ done
 # same faults: serial-number arithmetic in acks, sacks and duplicate checks.
 echo "== GASNET_UDP_ISN=4294967000 (wraps), same faults: t_amudp_stress 4 300 1"
 GASNET_UDP_ISN=4294967000 "$bin" 4 300 1
-echo "== GASNET_UDP_MTU=1472, same faults: t_amudp_stress 4 60 3"
+echo "== GASNET_UDP_MTU=1472, same faults: t_amudp_stress 4 60 3 (GSO sends and GRO reads)"
 GASNET_UDP_MTU=1472 "$bin" 4 60 3
+echo "== GASNET_UDP_GSO=0 GASNET_UDP_MTU=1472, same faults: t_amudp_stress 4 60 3"
+GASNET_UDP_GSO=0 GASNET_UDP_MTU=1472 "$bin" 4 60 3
+# ACKs to a socket of their own (GASNET_UDP_ACK_SOCKET=1), read late on purpose.
+echo "== GASNET_UDP_ACK_SOCKET=1, same faults: t_amudp_stress 4 100 5"
+GASNET_UDP_ACK_SOCKET=1 "$bin" 4 100 5
+# Aggregation under the same faults: a burst of 60 small frames per peer
+# queues behind 2 request credits and leaves in aggregate datagrams; each
+# rank's first aggregate of 20 frames or more also loses its first
+# transmission (GASNET_UDP_DROP_AGG=20). Every frame in it must be recovered exactly once
+# (the stress test checks each frame's count and bytes), and the lost
+# aggregate must have carried at least 20 frames.
+if [ "${GASNET_UDP_AGG:-1}" = 0 ]; then
+  echo "SKIPPED PART: lost aggregates (GASNET_UDP_AGG=0)"
+else
+  echo "== GASNET_UDP_CREDITS=2 GASNET_UDP_DROP_AGG=20 AMUDP_TEST_BURST=60, same faults: t_amudp_stress 4 200 2"
+  out=$(GASNET_UDP_CREDITS=2 GASNET_UDP_DROP_AGG=20 AMUDP_TEST_BURST=60 "$bin" 4 200 2) || { echo "$out"; exit 1; }
+  echo "$out"
+  echo "$out" | grep '^rank' | sed 's/.*aggregates lost once \([0-9]*\) carrying \([0-9]*\) frames.*/\1 \2/' |
+    while read -r lost frames; do
+      if [ "$lost" -ne 1 ] || [ "$frames" -lt 20 ]; then
+        echo "a rank lost $lost aggregates carrying $frames frames: want 1 of at least 20"; exit 1
+      fi
+      echo "lost $lost aggregate(s) carrying $frames frames: each recovered exactly once"
+    done
+fi

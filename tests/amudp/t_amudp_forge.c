@@ -17,6 +17,7 @@
  * real frame from rank 1 still gets through afterwards.
  */
 #include "amudp_tjob.h"
+#include "gasneti_bytes.h"
 #include "amudp_wire.h"
 
 #include <arpa/inet.h>
@@ -52,6 +53,37 @@ static size_t make_data(unsigned char *buf, const amudp_wire_keys_t *k, uint32_t
   amudp_wire_encode(buf, &h, k);
   memset(buf + AMUDP_HDR_LEN, 0xab, hdrlen + paylen);
   return AMUDP_HDR_LEN + hdrlen + paylen;
+}
+
+/* An AGG datagram of `n` records, each a 32-byte core header and `paylen`
+ * payload bytes; then `mangle` breaks one thing. Returns its length. */
+static size_t make_agg(unsigned char *buf, const amudp_wire_keys_t *k, unsigned n,
+                       uint32_t paylen, int mangle) {
+  size_t off = AMUDP_HDR_LEN;
+  memset(buf, 0, 4096);
+  for (unsigned i = 0; i < n; i++) {
+    amudp_wire_rec_t r = {paylen, 32, 0, i};
+    amudp_wire_rec_encode(buf + off, &r);
+    memset(buf + off + AMUDP_REC_LEN, 0xcd, 32 + paylen);
+    off += amudp_wire_rec_size(32, paylen);
+  }
+  amudp_wire_hdr_t h;
+  memset(&h, 0, sizeof h);
+  h.type = AMUDP_T_AGG; h.src = 1; h.dst = 0; h.seq = 1; h.ack = 1;
+  h.msg_id = n; h.msg_len = (uint32_t)(off - AMUDP_HDR_LEN);
+  switch (mangle) {
+  case 1: h.msg_id = 0; break;                          /* no record */
+  case 2: h.msg_id = n + 1; break;                      /* more records than bytes */
+  case 3: h.msg_id = AMUDP_AGG_MAX_RECS + 1; break;     /* over the bound */
+  case 4: h.msg_len += 16; break;                       /* length is not the datagram's */
+  case 5: gasneti_put_le32(buf + AMUDP_HDR_LEN, 4000); break; /* payload past the end */
+  case 6: buf[AMUDP_HDR_LEN + 12] = 1; break;           /* reserved bits */
+  case 7: gasneti_put_le16(buf + AMUDP_HDR_LEN + 4, 1000); break; /* core header too big */
+  case 8: buf[off - 1] = 0xee; break;                   /* padding not zero (paylen % 16 != 0) */
+  case 9: gasneti_put_le16(buf + AMUDP_HDR_LEN + 6, 0x80); break; /* unknown record flag */
+  }
+  amudp_wire_encode(buf, &h, k);
+  return off;
 }
 
 int main(void) {
@@ -96,6 +128,7 @@ int main(void) {
     {"tag", "udp_bad_tag", 0},       {"mac", "udp_bad_mac", 0},
     {"rank", "udp_bad_rank", 0},     {"type", "udp_bad_type", 0},
     {"length", "udp_bad_length", 0}, {"addr", "udp_bad_addr", 0},
+    {"agg", "udp_bad_agg", 0},
   };
   uint64_t rnd;
   /* short: random 1..63 bytes, and a real header cut to 40 bytes */
@@ -143,10 +176,13 @@ int main(void) {
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_DATA, 10, 0, 10, 1000)); cls[6].want++;
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_ACK, 0, 0, 16, 0)); cls[6].want++;
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_DATA, 0xffffffffu, 0, 10, 32)); cls[6].want++;
+  /* agg: aggregates with a valid MAC and one record or count inconsistent */
+  for (int m = 1; m <= 9; m++) { shoot(buf, make_agg(buf, &good, 3, 10, m)); cls[8].want++; }
   /* addr: perfectly valid datagrams claiming rank 1, from the wrong address */
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_DATA, 10, 0, 10, 32)); cls[7].want++;
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_PING, 0, 0, 0, 0)); cls[7].want++;
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_BYE, 0, 0, 0, 0)); cls[7].want++;
+  shoot(buf, make_agg(buf, &good, 3, 10, 0)); cls[7].want++; /* a good aggregate */
 
   int total = 0;
   for (size_t c = 0; c < sizeof cls / sizeof cls[0]; c++) total += cls[c].want;

@@ -12,6 +12,8 @@
  * (GASNETC_SEND_REPLY) with a payload of its own, checked by the requester.
  * Some ask to be placed (cfg->place) and must arrive at the placed address.
  * Each rank checks it saw every expected frame and reply exactly once.
+ * AMUDP_TEST_BURST=B makes frames 2..B+1 small and sends them back to back
+ * without polling, so that they leave aggregated (GASNET_UDP_AGG).
  */
 #include "amudp_tjob.h"
 
@@ -23,7 +25,7 @@ typedef struct fhdr {
 } fhdr_t;
 #define FMAGIC 0x57524553u
 
-static uint32_t g_frames, g_large_pct;
+static uint32_t g_frames, g_large_pct, g_burst;
 static size_t g_max;
 static unsigned char **g_seen;      /* [src][idx] frames; */
 static unsigned char *g_replied;    /* [dst*frames + idx] replies received */
@@ -46,6 +48,7 @@ static void frame_plan(uint32_t src, uint32_t dst, uint32_t idx, uint32_t *kind,
   uint64_t s = r >> 20;
   if (idx == 0) *len = 0;
   else if (idx == 1) *len = g_max;
+  else if (idx < 2 + g_burst) *len = s % 257; /* the burst: small, to be aggregated */
   else if (cls < g_large_pct) *len = 65001 + s % (g_max - 65001 + 1);
   else if (cls < g_large_pct + 25) *len = 257 + s % (65000 - 257 + 1);
   else *len = s % 257;
@@ -182,7 +185,7 @@ static int body(tjob_t *j, void *arg) {
       if (rc) { fprintf(stderr, "rank %u: send to %u: %d\n", me, dst, rc); return 1; }
       requests += kind == K_REQUEST;
       sent_bytes += len;
-      if ((i & 3) == 0) amudp_ops.poll(j->t);
+      if ((i & 3) == 0 && (i < 2 || i >= 2 + g_burst)) amudp_ops.poll(j->t);
     }
   }
   /* Receive until everything addressed to us, and every reply, is in. */
@@ -217,7 +220,9 @@ static int body(tjob_t *j, void *arg) {
   }
   printf("rank %u: sent %u frames/peer (%llu requests, %.1f MB) in %.2f s; received %llu/%llu frames "
          "(%llu placed in place) + %llu/%llu replies, %.1f MB; compared every byte: %llu errors; "
-         "retransmitted %lld, fast %lld, dup_dropped %lld, bad %lld, fault drop/dup/reorder %lld/%lld/%lld\n",
+         "retransmitted %lld, fast %lld, dup_dropped %lld, bad %lld, fault drop/dup/reorder %lld/%lld/%lld; "
+         "aggregates %lld carrying %lld frames; aggregates lost once %lld carrying %lld frames; "
+         "gso sends %lld carrying %lld datagrams, gro reads %lld; send calls %lld, recv calls %lld\n",
          me, g_frames, (unsigned long long)requests, sent_bytes / 1e6, secs,
          (unsigned long long)g_frames_in, (unsigned long long)want_frames,
          (unsigned long long)g_placed_in, (unsigned long long)g_replies_in,
@@ -225,7 +230,12 @@ static int body(tjob_t *j, void *arg) {
          tjob_stat(j->t, "udp_retransmitted"), tjob_stat(j->t, "udp_fast_retransmits"),
          tjob_stat(j->t, "udp_dup_dropped"), tjob_stat(j->t, "udp_bad_datagrams"),
          tjob_stat(j->t, "udp_fault_dropped"), tjob_stat(j->t, "udp_fault_duplicated"),
-         tjob_stat(j->t, "udp_fault_reordered"));
+         tjob_stat(j->t, "udp_fault_reordered"), tjob_stat(j->t, "udp_agg_sent"),
+         tjob_stat(j->t, "udp_agg_frames"), tjob_stat(j->t, "udp_fault_agg_dropped"),
+         tjob_stat(j->t, "udp_fault_agg_frames"), tjob_stat(j->t, "udp_gso_sends"),
+         tjob_stat(j->t, "udp_gso_segments"), tjob_stat(j->t, "udp_gro_datagrams"),
+         tjob_stat(j->t, "udp_sendmsg_calls") + tjob_stat(j->t, "udp_sendmmsg_calls"),
+         tjob_stat(j->t, "udp_recv_calls"));
   if (getenv("AMUDP_TEST_STATS") && me == 0) amudp_ops.stats(j->t, stdout);
   for (uint32_t r = 0; r < n; r++) { free(g_seen[r]); free(g_placed[r]); }
   free(g_seen); free(g_placed); free(g_replied); free(g_scratch); free(out);
@@ -237,6 +247,9 @@ int main(int argc, char **argv) {
   uint32_t n = (uint32_t)atoi(argv[1]);
   g_frames = (uint32_t)atoi(argv[2]);
   g_large_pct = argc > 3 ? (uint32_t)atoi(argv[3]) : 5;
+  /* AMUDP_TEST_BURST=B: frames 2..B+1 to each peer are small and sent back
+   * to back without polling, so that they queue and leave aggregated. */
+  g_burst = getenv("AMUDP_TEST_BURST") ? (uint32_t)atoi(getenv("AMUDP_TEST_BURST")) : 0;
   if (n < 2 || g_frames < 2) return 2;
   const char *d = getenv("GASNET_UDP_DROP"), *u = getenv("GASNET_UDP_DUP"), *r = getenv("GASNET_UDP_REORDER");
   printf("t_amudp_stress: %u ranks, %u frames per ordered pair, %u%% large; faults drop=%s dup=%s reorder=%s\n",

@@ -11,7 +11,11 @@
  *    request handler replies with the same category and size (Long: into
  *    node 0's segment); node 0 waits with GASNET_BLOCKUNTIL.
  * 3. flood: node 0 sends a stream of requests without replies, node 1 counts
- *    them; rate = messages / time until node 1 has seen the last one.
+ *    them; rate = messages / time until node 1 has seen the last one. Short
+ *    and Medium 64 B floods are printed beside a raw UDP flood of 16- and
+ *    64-byte datagrams, one sendto per message (raw_probe_flood, measured
+ *    right after the raw ping-pong), with their ratio (goal 5x: only
+ *    aggregation, GASNET_UDP_AGG, gets there).
  * Times are microseconds per round trip (mean and median).
  */
 #define GASNET_SEQ 1
@@ -25,7 +29,7 @@
 
 #include "raw_probe.h"
 
-enum { H_PING = 128, H_PONG, H_MPING, H_MPONG, H_LPING, H_LPONG, H_FLOOD, H_FLOODACK, H_PORT, H_DONE };
+enum { H_PING = 128, H_PONG, H_MPING, H_MPONG, H_LPING, H_LPONG, H_FLOOD, H_FLOODACK, H_PORT, H_DONE, H_SFLOOD };
 
 static volatile int pongs, flood_seen, flood_acked, done;
 static gasnet_seginfo_t seg[2];
@@ -44,15 +48,26 @@ static void h_flood(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t l
   if (last) gasnet_AMReplyShort0(t, H_FLOODACK);
 }
 static void h_floodack(gasnet_token_t t) { (void)t; flood_acked++; }
+static void h_sflood(gasnet_token_t t, gasnet_handlerarg_t last) {
+  flood_seen++;
+  if (last) gasnet_AMReplyShort0(t, H_FLOODACK);
+}
 static void h_done(gasnet_token_t t) { (void)t; done = 1; }
 
 /* ---- 1. raw UDP busy-poll ping-pong (tests/bench/raw_probe.h) ------------- */
+static double raw_flood16, raw_flood64; /* datagrams/s, node 0 */
 static double raw_probe(int iters, double *median) {
   gasnet_node_t me = gasnet_mynode();
   raw_probe_t p;
   raw_probe_open(&p);
   raw_probe_connect(&p, 1 - me, H_PORT);
   double mean = raw_probe_pingpong(&p, me == 0, iters, median);
+  int lost;
+  raw_flood16 = raw_probe_flood(&p, me == 0, iters * 10, 16, &lost);
+  /* The receiver lingers 20 ms after a stream, answering a repeated END;
+   * datagrams of the next flood sent meanwhile would be lost to it. */
+  if (me == 0) usleep(30000);
+  raw_flood64 = raw_probe_flood(&p, me == 0, iters * 10, 64, &lost);
   raw_probe_close(&p);
   return mean;
 }
@@ -82,7 +97,8 @@ static double flood_rate(int cat, size_t n, int count) {
   double t0 = raw_probe_now_us();
   for (int i = 0; i < count; i++) {
     int last = i == count - 1;
-    if (cat == 1) gasnet_AMRequestMedium1(1, H_FLOOD, srcbuf, n, last);
+    if (cat == 0) gasnet_AMRequestShort1(1, H_SFLOOD, last);
+    else if (cat == 1) gasnet_AMRequestMedium1(1, H_FLOOD, srcbuf, n, last);
     else gasnet_AMRequestLong1(1, H_FLOOD, srcbuf, n, seg[1].addr, last);
   }
   GASNET_BLOCKUNTIL(flood_acked == want);
@@ -96,6 +112,7 @@ int main(int argc, char **argv) {
     { H_LPING, (void (*)())h_lping }, { H_LPONG, (void (*)())h_lpong },
     { H_FLOOD, (void (*)())h_flood }, { H_FLOODACK, (void (*)())h_floodack },
     RAW_PROBE_HANDLER_ENTRY(H_PORT), { H_DONE, (void (*)())h_done },
+    { H_SFLOOD, (void (*)())h_sflood },
   };
   if (gasnet_init(&argc, &argv) != GASNET_OK) return 1;
   int iters = argc > 1 ? atoi(argv[1]) : 2000;
@@ -104,7 +121,7 @@ int main(int argc, char **argv) {
     gasnet_exit(1);
   }
   size_t maxlong = gasnet_AMMaxLongRequest();
-  if (gasnet_attach(table, 10, (maxlong + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE,
+  if (gasnet_attach(table, 11, (maxlong + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE,
                     0) != GASNET_OK)
     gasnet_exit(1);
   gasnet_getSegmentInfo(seg, 2);
@@ -139,6 +156,14 @@ int main(int argc, char **argv) {
     printf("%-28s %10.2f %10.2f\n", label, m, med);
   }
   printf("%-28s %12s %12s\n", "one-way flood", "msgs/s", "MB/s");
+  double sfl = flood_rate(0, 0, iters * 20), m64 = flood_rate(1, 64, iters * 20);
+  printf("%-28s %12.0f %12.1f\n", "AM Short 0 args", sfl, 0.0);
+  printf("%-28s %12.0f %12.1f\n", "raw UDP flood 16 B", raw_flood16, raw_flood16 * 16 / 1e6);
+  printf("%-28s %12.0f %12.1f\n", "AM Medium 64 B", m64, m64 * 64 / 1e6);
+  printf("%-28s %12.0f %12.1f\n", "raw UDP flood 64 B", raw_flood64, raw_flood64 * 64 / 1e6);
+  char floods[200];
+  snprintf(floods, sizeof floods, "summary: one-way flood, AM Short %.2fx the raw 16 B UDP flood, "
+           "AM Medium 64 B %.2fx the raw 64 B flood (goal 5x)\n", sfl / raw_flood16, m64 / raw_flood64);
   struct { int cat; size_t n; int count; } fl[] = {
     { 1, 0, iters * 10 }, { 1, 1024, iters * 5 }, { 1, gasnet_AMMaxMedium(), iters / 4 + 1 },
     { 2, maxlong, iters / 40 + 1 } };
@@ -148,6 +173,7 @@ int main(int argc, char **argv) {
     double r = flood_rate(fl[k].cat, fl[k].n, fl[k].count);
     printf("%-28s %12.0f %12.1f\n", label, r, r * fl[k].n / 1e6);
   }
+  fputs(floods, stdout);
   printf("summary: Short AM round trip mean %.2f us, median %.2f us; raw UDP mean %.2f us, median "
          "%.2f us; ratio of means %.2fx, of medians %.2fx (goal <= 1.3x)\n",
          shortrtt, shortmed, raw, rawmed, shortrtt / raw, shortmed / rawmed);

@@ -90,12 +90,13 @@ static void raw_pong(int n) {
 
 /* ---------------------------------------------------------------- transport */
 
-enum { B_PING = 1, B_PONG = 2, B_FLOOD = 3, B_FLOOD_END = 4, B_QUIT = 5, B_RAW = 6,
+enum { B_PING = 1, B_PONG = 2, B_FLOOD = 3, B_FLOOD_END = 4, B_QUIT = 5, B_RAW = 6, B_ACKS = 8,
        B_PUT = 7 };
 typedef struct bhdr { uint32_t kind, seq; uint64_t count; } bhdr_t;
 
 static tjob_t *g_job;
 static volatile int g_pongs, g_quit, g_raw_todo;
+static volatile uint64_t g_pong_count; /* the count field of the last B_PONG */
 static uint64_t g_flood_in;
 static unsigned char *g_buf;
 static int g_scale = 1;
@@ -120,7 +121,7 @@ static void on_deliver(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
     tt_send(&amudp_ops, g_job->t, src, &r, sizeof r, NULL, 0, GASNETC_SEND_REPLY);
     break;
   }
-  case B_PONG: g_pongs++; break;
+  case B_PONG: g_pongs++; g_pong_count = h.count; break;
   case B_FLOOD: g_flood_in++; break;
   case B_FLOOD_END: {
     bhdr_t r = {B_PONG, 0, g_flood_in + 1};
@@ -130,6 +131,11 @@ static void on_deliver(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
   }
   case B_QUIT: g_quit = 1; break;
   case B_RAW: g_raw_todo = (int)h.count; break;
+  case B_ACKS: { /* the standalone acks this rank sent so far */
+    bhdr_t r = {B_PONG, 0, (uint64_t)tjob_stat(g_job->t, "udp_acks_sent")};
+    tt_send(&amudp_ops, g_job->t, src, &r, sizeof r, NULL, 0, GASNETC_SEND_REPLY);
+    break;
+  }
   }
 }
 
@@ -178,6 +184,15 @@ static double flood(int frames) {
   return frames / (tjob_now() - t0);
 }
 
+/* Standalone acks sent by both ranks so far (rank 1's by asking it). */
+static long long acks_both(void) {
+  bhdr_t h = {B_ACKS, 0, 0};
+  int want = g_pongs + 1;
+  tt_send(&amudp_ops, g_job->t, 1, &h, sizeof h, NULL, 0, 0);
+  while (g_pongs < want) amudp_ops.poll(g_job->t);
+  return tjob_stat(g_job->t, "udp_acks_sent") + (long long)g_pong_count;
+}
+
 /* Raw 8-byte ping-pong from rank 0, rank 1 answering from its main loop. */
 static double raw_in_job(int iters) {
   bhdr_t h = {B_RAW, 0, (uint64_t)iters + 100};
@@ -218,9 +233,12 @@ static int body(tjob_t *j, void *arg) {
      * disturbs both alike; min and median over the rounds. */
     enum { ROUNDS = 7 };
     double raw[ROUNDS], am[ROUNDS];
+    long long acks = 0;
     for (int r = 0; r < ROUNDS; r++) {
       raw[r] = raw_in_job(3000 * g_scale);
+      long long a0 = acks_both();
       am[r] = pingpong(0, 3000 * g_scale);
+      acks += acks_both() - a0 - 1; /* the B_ACKS exchange itself may cost one */
     }
     qsort(raw, ROUNDS, sizeof raw[0], cmp_dbl);
     qsort(am, ROUNDS, sizeof am[0], cmp_dbl);
@@ -228,6 +246,9 @@ static int body(tjob_t *j, void *arg) {
            " amudp Short (0 B): min %.2f / median %.2f us; ratio min %.2fx, median %.2fx\n",
            ROUNDS, raw[0], raw[ROUNDS / 2], am[0], am[ROUNDS / 2], am[0] / raw[0],
            am[ROUNDS / 2] / raw[ROUNDS / 2]);
+    int rts = ROUNDS * (3000 * g_scale + (3000 * g_scale) / 10 + 2);
+    printf("[same run] standalone acks per Short round trip (both ranks): %.4f (%lld in %d)\n",
+           (double)(acks > 0 ? acks : 0) / rts, acks > 0 ? acks : 0, rts);
     g_raw_us = raw[ROUNDS / 2];
     g_res[7] = g_raw_us;
   } else {

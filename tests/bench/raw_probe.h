@@ -17,6 +17,11 @@
  *                           Like a large put, the sender reads and the
  *                           receiver writes a RAW_PROBE_SPAN-byte buffer
  *                           front to back (not one cache-hot datagram buffer).
+ *   raw_probe_flood()       the same one-way stream with small datagrams, one
+ *                           sendto per message and a wide window
+ *                           (RAW_PROBE_FLOOD_WINDOW): the floor under a
+ *                           one-way AM flood with one datagram per message;
+ *                           returns datagrams per second received
  *   raw_probe_barrier()     a dissemination barrier among all ranks over plain
  *                           UDP (the client registers
  *                           RAW_PROBE_PORTS_HANDLER_ENTRY(idx)): the floor
@@ -45,6 +50,8 @@
 #define RAW_PROBE_WINDOW 32       /* datagrams in flight: 2 MiB, below a 4 MiB socket buffer */
 #define RAW_PROBE_ACK_EVERY 8
 #define RAW_PROBE_SPAN (16u << 20) /* bytes streamed from / into, cyclically */
+#define RAW_PROBE_FLOOD_WINDOW 128 /* small datagrams in flight (~128 KiB of socket buffer) */
+#define RAW_PROBE_FLOOD_ACK_EVERY 16
 
 /* Set by the peer's AM, which may run before we ask (in the poll of an
  * earlier call): consumed (back to 0) once read, never cleared before. */
@@ -129,10 +136,11 @@ typedef struct { uint32_t type, count; uint64_t bytes; } raw_probe_hdr_t;
 
 /* Stream `count` datagrams from the initiator; returns MB/s (10^6 bytes)
  * on the initiator (0 on the receiver), *lost the datagrams not received. */
-static inline double raw_probe_stream(raw_probe_t *p, int initiator, int count, int *lost) {
-  const size_t slots = RAW_PROBE_SPAN / RAW_PROBE_DGRAM;
-  char *span = malloc(slots * RAW_PROBE_DGRAM), *buf = span;
-  memset(span, 1, slots * RAW_PROBE_DGRAM); /* touched, like a warm segment */
+static inline double raw_probe_stream_n(raw_probe_t *p, int initiator, int count, size_t dgram,
+                                        uint32_t window, uint32_t ack_every, int *lost) {
+  const size_t slots = RAW_PROBE_SPAN / dgram;
+  char *span = malloc(slots * dgram), *buf = span;
+  memset(span, 1, slots * dgram); /* touched, like a warm segment */
   raw_probe_hdr_t h;
   double mbps = 0;
   if (initiator) {
@@ -140,15 +148,15 @@ static inline double raw_probe_stream(raw_probe_t *p, int initiator, int count, 
     double t0 = raw_probe_now_us();
     for (int sent = 0; sent < count; sent++) {
       double stuck = raw_probe_now_us();
-      while ((uint32_t)sent - acked >= RAW_PROBE_WINDOW) {
+      while ((uint32_t)sent - acked >= window) {
         ssize_t r = recv(p->fd, &h, sizeof h, MSG_DONTWAIT);
         if (r == (ssize_t)sizeof h && h.type == RAW_PROBE_ACK && h.count > acked) acked = h.count;
         if (raw_probe_now_us() - stuck > 5000) acked = (uint32_t)sent; /* losses: move on */
       }
       h.type = RAW_PROBE_DATA; h.count = (uint32_t)sent; h.bytes = 0;
-      buf = span + (size_t)sent % slots * RAW_PROBE_DGRAM;
+      buf = span + (size_t)sent % slots * dgram;
       memcpy(buf, &h, sizeof h);
-      while (sendto(p->fd, buf, RAW_PROBE_DGRAM, 0, (struct sockaddr *)&p->peer, sizeof p->peer) < 0 &&
+      while (sendto(p->fd, buf, dgram, 0, (struct sockaddr *)&p->peer, sizeof p->peer) < 0 &&
              (errno == EAGAIN || errno == ENOBUFS)) {}
     }
     for (;;) { /* END until FINAL */
@@ -168,13 +176,13 @@ static inline double raw_probe_stream(raw_probe_t *p, int initiator, int count, 
     uint32_t n = 0;
     uint64_t bytes = 0;
     for (;;) {
-      buf = span + (size_t)n % slots * RAW_PROBE_DGRAM;
-      ssize_t r = raw_probe_recv(p, buf, RAW_PROBE_DGRAM);
+      buf = span + (size_t)n % slots * dgram;
+      ssize_t r = raw_probe_recv(p, buf, dgram);
       if (r < (ssize_t)sizeof h) continue;
       memcpy(&h, buf, sizeof h);
       if (h.type == RAW_PROBE_DATA) {
         n++; bytes += (uint64_t)r;
-        if (n % RAW_PROBE_ACK_EVERY == 0) {
+        if (n % ack_every == 0) {
           raw_probe_hdr_t a = { RAW_PROBE_ACK, n, bytes };
           sendto(p->fd, &a, sizeof a, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
         }
@@ -193,6 +201,20 @@ static inline double raw_probe_stream(raw_probe_t *p, int initiator, int count, 
   }
   free(span);
   return mbps;
+}
+
+static inline double raw_probe_stream(raw_probe_t *p, int initiator, int count, int *lost) {
+  return raw_probe_stream_n(p, initiator, count, RAW_PROBE_DGRAM, RAW_PROBE_WINDOW,
+                            RAW_PROBE_ACK_EVERY, lost);
+}
+
+/* One-way flood of `count` datagrams of `dgram` (>= 16) bytes; returns
+ * datagrams per second received (on the initiator; 0 on the receiver). */
+static inline double raw_probe_flood(raw_probe_t *p, int initiator, int count, size_t dgram,
+                                     int *lost) {
+  double mbps = raw_probe_stream_n(p, initiator, count, dgram, RAW_PROBE_FLOOD_WINDOW,
+                                   RAW_PROBE_FLOOD_ACK_EVERY, lost);
+  return mbps * 1e6 / (double)dgram;
 }
 
 /* ---- dissemination barrier over plain UDP --------------------------------

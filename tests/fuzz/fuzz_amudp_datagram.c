@@ -145,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* Shrink the buffer to the datagram so ASan sees any read past its end. */
     unsigned char *dg = malloc(len ? len : 1);
     memcpy(dg, rx, len);
-    int r = amudp_rx_datagram(t, dg, len, (flags & 8) != 0, &from, now, &it);
+    int r = amudp_rx_datagram(t, dg, len, (flags & 8) != 0, &from, 0, now, &it);
     if (r > 0) amudp_frag_deliver(t, it.h.src, &it);
     free(dg);
     amudp_rel_timers(t, now);

@@ -23,19 +23,29 @@
 #define TT_MAX_FDS 16
 static struct pollfd tt_fds[TT_MAX_FDS];
 static int tt_nfds;
+static int tt_fds_lock; /* a spin lock: a transport may watch from any thread (idle) */
+
+static inline void tt_lock(void) {
+  while (__atomic_exchange_n(&tt_fds_lock, 1, __ATOMIC_ACQUIRE)) {}
+}
+static inline void tt_unlock(void) { __atomic_store_n(&tt_fds_lock, 0, __ATOMIC_RELEASE); }
 
 static inline int tt_watch_cb(void *ctx, int fd, unsigned events) {
   (void)ctx;
-  for (int i = 0; i < tt_nfds; i++)
-    if (tt_fds[i].fd == fd) {
-      if (events) return 0; /* POLLIN is all a sleep needs: poll writes */
-      tt_fds[i] = tt_fds[--tt_nfds];
-      return 0;
-    }
-  if (!events) return -ENOENT;
-  if (tt_nfds == TT_MAX_FDS) return -ENOSPC;
-  tt_fds[tt_nfds++] = (struct pollfd){fd, POLLIN, 0};
-  return 0;
+  int rc = 0, i;
+  tt_lock();
+  for (i = 0; i < tt_nfds && tt_fds[i].fd != fd; i++) {}
+  if (i < tt_nfds) {
+    if (!events) tt_fds[i] = tt_fds[--tt_nfds]; /* else POLLIN is all a sleep needs */
+  } else if (!events) {
+    rc = -ENOENT;
+  } else if (tt_nfds == TT_MAX_FDS) {
+    rc = -ENOSPC;
+  } else {
+    tt_fds[tt_nfds++] = (struct pollfd){fd, POLLIN, 0};
+  }
+  tt_unlock();
+  return rc;
 }
 
 static inline uint64_t tt_now_ns(void) {
@@ -54,8 +64,10 @@ static inline int tt_wait(const gasnetc_transport_ops_t *ops, gasnetc_transport_
   if (dl > now) {
     struct timespec ts = {(time_t)((dl - now) / 1000000000u), (long)((dl - now) % 1000000000u)};
     struct pollfd pf[TT_MAX_FDS]; /* ppoll writes revents: a copy per thread */
+    tt_lock();
     int n = tt_nfds;
     memcpy(pf, tt_fds, sizeof pf[0] * (size_t)n);
+    tt_unlock();
     ppoll(pf, (nfds_t)n, dl == GASNETC_NEVER ? NULL : &ts, NULL);
   }
   return ops->poll(t);
