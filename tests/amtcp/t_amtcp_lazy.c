@@ -104,14 +104,21 @@ static int count_sockets(void) {
   return k;
 }
 
-/* Sockets once those of lost connect races are closed: the count after
- * 200 ms of polling. */
+/* Sockets once those of lost connect races are closed (each needs its
+ * process scheduled: on a crowded host that takes a while): the count once
+ * it has not changed for 500 ms of polling, at most 5 s. */
 static int settled_sockets(void) {
-  for (int i = 0; i < 200; i++) {
+  int last = count_sockets(), same_ms = 0;
+  for (int ms = 0; ms < 5000 && same_ms < 500; ms++) {
     gasnet_AMPoll();
     usleep(1000);
+    if (ms % 50 == 49) {
+      int now = count_sockets();
+      same_ms = now == last ? same_ms + 50 : 0;
+      last = now;
+    }
   }
-  return count_sockets();
+  return last;
 }
 
 /* A barrier over the ring only: a token twice around. */
