@@ -69,6 +69,11 @@
 #define AMSHM_RING_DEFAULT (128u << 10)     /* GASNET_SHM_RING */
 #define AMSHM_RING_MIN (4u << 10)
 #define AMSHM_RING_MAX (64u << 20)
+/* Without GASNET_SHM_RING, the rings of a whole neighbourhood take at most
+ * this much (amshm_ring_fit): they are n^2, every pair's two rings, and a
+ * ring's pages, once touched, stay. 128 KiB rings up to 64 ranks; 256 ranks
+ * on one host would have taken 256 * 255 * 2 * 128 KiB = 16 GiB. */
+#define AMSHM_NBRHD_RINGS ((uint64_t)1 << 30)
 /* Records per ring per poll: progress stays bounded under a flood. */
 #define AMSHM_POLL_BUDGET 64
 /* A rank that polls without ever sleeping looks at its peers' pidfds every
@@ -84,6 +89,7 @@ typedef struct amshm_blob {
   uint32_t magic, pid;
   int32_t memfd, wakefd; /* in the owner's descriptor table */
   uint32_t ring, nranks;
+  uint32_t ring_auto; /* ring is the default, to be fitted (amshm_ring_fit) */
   uint8_t tag[16];
 } amshm_blob_t;
 _Static_assert(sizeof(amshm_blob_t) <= GASNETC_ADDR_MAX, "the blob fits the exchange");
@@ -148,7 +154,8 @@ enum {
 
 struct gasnetc_transport {
   gasnetc_transport_config_t cfg;
-  uint32_t ring;          /* our rings' size (GASNET_SHM_RING) */
+  uint32_t ring;          /* our rings' size (GASNET_SHM_RING; fitted at connect) */
+  int ring_auto;          /* GASNET_SHM_RING unset: ring is fitted to the neighbourhood */
   int memfd;
   int wake[2];            /* our wake-up pipe: [0] watched, [1] kept open */
   int watched;
@@ -244,6 +251,19 @@ static inline void amshm_rx_release(amshm_peer_t *p, int k) {
 #else
   p->rxbusy[k] = 0;
 #endif
+}
+
+/* The size of the rings of a rank that asked for `ring` (auto: by default)
+ * in a neighbourhood where each rank has npeers peers: the default shrinks,
+ * by powers of two down to AMSHM_RING_MIN, until the neighbourhood's rings
+ * fit AMSHM_NBRHD_RINGS. Both ends of a pair compute it from the same
+ * numbers (the blob's ring and flag, the neighbourhood's size), so a
+ * sender knows the receiver's ring without asking it. */
+static uint32_t amshm_ring_fit(uint32_t ring, int autosize, uint32_t npeers) {
+  if (!autosize) return ring;
+  uint64_t pairs = (uint64_t)npeers * (npeers + 1);
+  while (ring > AMSHM_RING_MIN && pairs * 2 * ring > AMSHM_NBRHD_RINGS) ring /= 2;
+  return ring;
 }
 
 /* Largest payload in one record: a quarter ring less the record and
@@ -638,6 +658,8 @@ static int amshm_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
                               AMSHM_RING_MAX);
   t->ring = AMSHM_RING_MIN;
   while (t->ring < ring) t->ring *= 2;
+  const char *set = cfg->getenv ? cfg->getenv("GASNET_SHM_RING") : NULL;
+  t->ring_auto = !set || !*set;
   amshm_tag(cfg->job_key, t->tag);
   int err = 0;
   const char *what = "memfd_create";
@@ -681,6 +703,7 @@ static int amshm_address(gasnetc_transport_t *t, void *blob, size_t *len) {
       .wakefd = t->wake[0],
       .ring = t->ring,
       .nranks = t->cfg.nranks,
+      .ring_auto = (uint32_t)t->ring_auto,
   };
   memcpy(b.tag, t->tag, 16);
   memcpy(blob, &b, sizeof b);
@@ -697,19 +720,20 @@ static void *amshm_map(int fd, uint64_t off, uint64_t len) {
  * wake-up pipe, a pidfd; and its slot in our region. 0 or -errno, *what
  * naming the step (perhaps path, 64 bytes of the caller's). */
 static int amshm_attach_peer(gasnetc_transport_t *t, amshm_peer_t *p, const amshm_blob_t *b,
-                             char path[64], const char **what) {
+                             uint32_t npeers, char path[64], const char **what) {
   int fd = -1, err = 0;
   *what = "a foreign or malformed address";
   if (b->magic != AMSHM_MAGIC || memcmp(b->tag, t->tag, 16) || b->nranks != t->cfg.nranks ||
-      b->ring < AMSHM_RING_MIN || (b->ring & (b->ring - 1)))
+      b->ring < AMSHM_RING_MIN || b->ring > AMSHM_RING_MAX || (b->ring & (b->ring - 1)))
     return -EPROTO;
+  uint32_t ring = amshm_ring_fit(b->ring, b->ring_auto != 0, npeers); /* its rings */
   snprintf(path, 64, "/proc/%u/fd/%d", (unsigned)b->pid, (int)b->memfd);
   *what = path;
   if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0) return -errno;
   *what = "mmap of its region";
-  p->out_len = amshm_slot_size(b->ring);
+  p->out_len = amshm_slot_size(ring);
   p->rhdr = amshm_map(fd, 0, AMSHM_PAGE);
-  p->out = amshm_map(fd, amshm_slot_off(b->ring, t->cfg.myrank), p->out_len);
+  p->out = amshm_map(fd, amshm_slot_off(ring, t->cfg.myrank), p->out_len);
   if (!p->rhdr || !p->out) err = -errno;
   close(fd);
   if (err) return err;
@@ -728,7 +752,7 @@ static int amshm_attach_peer(gasnetc_transport_t *t, amshm_peer_t *p, const amsh
   if (!p->in) return -errno;
   for (int k = 0; k < 2; k++) {
     p->tx[k] = (amshm_ring_t){&p->out->ring[k],
-                              (uint8_t *)p->out + AMSHM_PAGE + (size_t)k * b->ring, b->ring};
+                              (uint8_t *)p->out + AMSHM_PAGE + (size_t)k * ring, ring};
     p->rx[k] = (amshm_ring_t){&p->in->ring[k],
                               (uint8_t *)p->in + AMSHM_PAGE + (size_t)k * t->ring, t->ring};
   }
@@ -748,6 +772,8 @@ static int amshm_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
                          const uint8_t *serves) {
   uint32_t n = t->cfg.nranks, np = 0;
   for (uint32_t r = 0; r < n; r++) np += serves[r] && r != t->cfg.myrank;
+  t->ring = amshm_ring_fit(t->ring, t->ring_auto, np); /* before any slot is mapped */
+  t->region->ring = t->ring;
   t->by_rank = calloc(n, sizeof *t->by_rank);
   t->peers = calloc(np ? np : 1, sizeof *t->peers);
   t->pfds = calloc(np ? np : 1, sizeof *t->pfds);
@@ -763,7 +789,7 @@ static int amshm_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
     memcpy(&b, (const char *)blobs + (size_t)r * stride, sizeof b);
     const char *what = "";
     char path[64];
-    int err = amshm_attach_peer(t, p, &b, path, &what);
+    int err = amshm_attach_peer(t, p, &b, np, path, &what);
     if (err) {
       fprintf(stderr, "amshm: rank %u: cannot share memory with rank %u (pid %u): %s: %s; "
               "GASNET_SUPERNODE_MAXSIZE=1 turns the shared-memory bypass off\n",
