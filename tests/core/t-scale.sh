@@ -8,11 +8,13 @@
 #   2. tcp, 256 ranks on this host, bypass on: one neighbourhood of 256,
 #      every pair through shared memory (the rings amshm sizes by the
 #      neighbourhood), tcp serving nobody;
-#   3. udp, 256 ranks over two network-namespace hosts (128 + 128, started
-#      by ssh from A): each rank has 127 shared-memory and 128 UDP peers.
-# (tcp with the bypass off, 32640 connections at 256 ranks, is measured by
-# bench/scale.sh, not run here.) Each run prints node 0's times from launch;
-# the suite stays short. Nothing of a job may be left behind.
+#   3. tcp, 256 ranks over two network-namespace hosts (128 + 128, started
+#      by ssh from A): each rank has 127 shared-memory peers and 128 TCP
+#      connections over the veth link.
+# So udp serves 255 peers per rank, tcp 128 (tcp with the bypass off on one
+# host, 32640 connections, is measured by bench/scale.sh), and amshm serves
+# neighbourhoods of 256 and 128. Each run prints node 0's times from
+# launch; the suite stays short. Nothing of a job may be left behind.
 set -u
 lib=$(cd "$(dirname "$0")/../lib" && pwd)
 . "$lib/sshd.sh"
@@ -60,10 +62,10 @@ sshd_check "${NETNS_B_ADDRS[0]}" "$NETNS_A" || mh_fail "ssh from A to B does not
 echo "A=$NETNS_A ${NETNS_A_ADDRS[*]}; B=$NETNS_B ${NETNS_B_ADDRS[*]}; sshd port $SSHD_PORT"
 JOB_PREFIX=(ip netns exec "$NETNS_A")
 T_LAUNCH_NS=$(date +%s%N)
-GASNETRUN=$TOP/spawner/gasnetrun_udp GASNET_SUPERNODE_MAXSIZE=0 \
-    probe_job 90 udp-netns -n $N -H "${NETNS_A_ADDRS[0]},${NETNS_B_ADDRS[0]}" -E T_LAUNCH_NS \
-    "$TOP/tests/core/t_amstress" $NSTORM 0 $CAP "$marker"
-check "udp, $N ranks on A and B (128 + 128), bypass on"
+GASNETRUN=$TOP/spawner/gasnetrun_tcp GASNET_SUPERNODE_MAXSIZE=0 \
+    probe_job 90 tcp-netns -n $N -H "${NETNS_A_ADDRS[0]},${NETNS_B_ADDRS[0]}" -E T_LAUNCH_NS \
+    "$TOP/tests/core/tcp/t_amstress" $NSTORM 0 $CAP "$marker"
+check "tcp, $N ranks on A and B (128 + 128), bypass on"
 no_leftovers 15 "the launcher exited"
 
 mh_finish
