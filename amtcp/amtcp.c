@@ -51,6 +51,14 @@
 
 static const unsigned char amtcp_zeros[AMTCP_ALIGN];
 
+/* Set while this thread delivers a frame that more bytes already read
+ * follow (amtcp_rx_parse): a small frame sent meanwhile (a handler's
+ * reply) is queued, to leave with those the next frames' handlers send,
+ * in one sendmsg when the last frame of the read is delivered (or at the
+ * latest in phase 3 of amtcp_progress). A frame alone - a ping-pong - is
+ * written at once: nothing waits for what has not arrived. */
+static __thread int amtcp_batching;
+
 /* ---------------------------------------------------------------- tunables */
 
 static const char *amtcp_getenv(gasnetc_transport_t *t, const char *name) {
@@ -71,6 +79,7 @@ static void amtcp_tunables_read(gasnetc_transport_t *t) {
   u->queue_max = (size_t)env_num(t, "GASNET_TCP_QUEUE_MAX", 4 << 20, 0, 1 << 30);
   double timeout = env_num(t, "GASNET_TCP_TIMEOUT", 30, 0, 86400); /* 0: never */
   u->timeout_ns = (uint64_t)(timeout * 1e9);
+  u->agg = (int)env_num(t, "GASNET_TCP_AGG", 1, 0, 1);
   snprintf(t->dead_msg, sizeof t->dead_msg, "no answer for %g s: dead or stopped", timeout);
   const char *pm = amtcp_getenv(t, "GASNET_TCP_POLL");
   u->poll_mode = AMTCP_POLL_AUTO;
@@ -104,6 +113,8 @@ static amtcp_chunk_t *chunk_new(gasnetc_transport_t *t, size_t need) {
   ch->p = ch->buf;
   ch->len = ch->off = 0;
   ch->owned = 1;
+  ch->nends = 0;
+  ch->sealed = 0;
   return ch;
 }
 
@@ -178,7 +189,7 @@ static void q_link(gasnetc_transport_t *t, amtcp_conn_t *c, amtcp_chunk_t *ch) {
 static int q_copy(gasnetc_transport_t *t, amtcp_conn_t *c, const void *p, size_t n) {
   if (!n) return 0;
   amtcp_chunk_t *tl = c->q_tail;
-  if (tl && tl->owned && tl->cap - tl->len >= n) {
+  if (tl && tl->owned && !tl->sealed && tl->cap - tl->len >= n) {
     memcpy(tl->buf + tl->len, p, n);
     tl->len += n;
   } else {
@@ -190,6 +201,13 @@ static int q_copy(gasnetc_transport_t *t, amtcp_conn_t *c, const void *p, size_t
   }
   c->q_bytes += n;
   return 0;
+}
+
+/* The frame queued last ends in c's tail chunk. Without aggregation no
+ * other frame joins that chunk, so that conn_flush writes it alone. */
+static void q_frame_end(gasnetc_transport_t *t, amtcp_conn_t *c) {
+  c->q_tail->nends++;
+  if (!t->tun.agg) c->q_tail->sealed = 1;
 }
 
 static void q_drop(gasnetc_transport_t *t, amtcp_conn_t *c) {
@@ -252,20 +270,26 @@ static const char *errno_why(int e) {
   }
 }
 
-/* Write as much of c's queue as the kernel takes. Lock held. */
+/* Write as much of c's queue as the kernel takes: the aggregation of
+ * amtcp. Every frame queued leaves with those queued before it, up to
+ * AMTCP_IOV chunks per sendmsg; the receiver's parser (amtcp_rx_parse)
+ * splits them. With GASNET_TCP_AGG=0, one frame per sendmsg (its chunks
+ * up to the first that ends a frame). Lock held. */
 static void conn_flush(gasnetc_transport_t *t, amtcp_conn_t *c) {
   while (c->q_head && c->state == AMTCP_CONN_UP) {
     struct iovec iov[AMTCP_IOV];
     int n = 0;
     size_t want = 0;
-    for (amtcp_chunk_t *ch = c->q_head; ch && n < AMTCP_IOV; ch = ch->next, n++) {
+    for (amtcp_chunk_t *ch = c->q_head; ch && n < AMTCP_IOV; ch = ch->next) {
       iov[n].iov_base = (void *)(ch->p + ch->off);
       iov[n].iov_len = ch->len - ch->off;
-      want += iov[n].iov_len;
+      want += iov[n++].iov_len;
+      if (!t->tun.agg && ch->nends) break;
     }
     struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
     ssize_t k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
     AMTCP_COUNT(t, sendmsg_calls, 1);
+    AMTCP_COUNT(t, queue_writes, 1);
     if (k < 0) {
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) amtcp_conn_fail(t, c, errno_why(errno));
@@ -282,6 +306,7 @@ static void conn_flush(gasnetc_transport_t *t, amtcp_conn_t *c) {
       }
       k -= (ssize_t)left;
       ch->off = ch->len;
+      AMTCP_COUNT(t, queue_frames, ch->nends);
       if (!(c->q_head = ch->next)) {
         c->q_tail = NULL;
         conn_busy(t, c, 0);
@@ -316,7 +341,7 @@ int amtcp_conn_ready(gasnetc_transport_t *t, uint32_t rank, int fd) {
     unsigned char bye[AMTCP_FRAME_HDR];
     amtcp_frame_t f = {.type = AMTCP_T_BYE};
     amtcp_wire_frame_encode(bye, &f);
-    q_copy(t, c, bye, sizeof bye);
+    if (q_copy(t, c, bye, sizeof bye) == 0) q_frame_end(t, c);
   }
   if (c->q_head) { /* frames queued while connecting: the core's wait must see it writable */
     conn_flush(t, c);
@@ -447,9 +472,12 @@ int amtcp_rx_parse(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, i
     if (avail >= AMTCP_FRAME_HDR + hlw + f.paylen) { /* whole payload here */
       c->place_tried = 0;
       c->rx_small = 0;
-      deliver(t, c, hdr, f.hdrlen, pay, f.paylen);
-      n++;
       size_t used = avail < flen ? avail : flen;
+      int batching = amtcp_batching; /* (a handler may poll: nested) */
+      amtcp_batching = t->tun.agg && avail - used >= AMTCP_FRAME_HDR; /* more follows */
+      deliver(t, c, hdr, f.hdrlen, pay, f.paylen);
+      amtcp_batching = batching;
+      n++;
       c->rpos += used;
       c->skip = flen - used;
       continue;
@@ -615,8 +643,8 @@ static uint64_t pend_due(gasnetc_transport_t *t, uint64_t now) {
  * directly (few peers) or those epoll reports, at most AMTCP_EVENTS, one
  * read each, so a flood cannot starve the caller; (2) the listener and
  * the connections being made: through epoll while there are any, else now
- * and then (direct mode); (3) flush output queues; (4) tell the core
- * about dead peers. */
+ * and then (direct mode); (3) flush output queues (with what handlers
+ * queued in (1), amtcp_batching); (4) tell the core about dead peers. */
 static int amtcp_progress(gasnetc_transport_t *t) {
   if (!t->connected) return 0;
   int n = 0, direct = __atomic_load_n(&t->direct, __ATOMIC_RELAXED);
@@ -728,6 +756,7 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
     return -ENOMEM;
   }
   int making = c->state == AMTCP_CONN_CONNECTING; /* frames queue meanwhile */
+  int hold = amtcp_batching && total <= AMTCP_BATCH_MAX; /* leaves with the batch's */
   if (!is_reply && c->q_bytes > t->tun.queue_max && (c->state == AMTCP_CONN_UP || making)) {
     /* The queue's bound: the caller makes progress (which flushes) and
      * tries again. */
@@ -744,7 +773,7 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
   AMTCP_COUNT(t, frames_sent, 1);
   AMTCP_COUNT(t, bytes_sent, total);
   size_t done = 0;
-  if (!c->q_head && !making) { /* the common case: straight to the socket */
+  if (!c->q_head && !making && !hold) { /* the common case: straight to the socket */
     struct msghdr mh = {.msg_iov = iov, .msg_iovlen = iov[2].iov_len ? 3 : 2};
     ssize_t k;
     do k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -782,12 +811,13 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
         rc = q_copy(t, c, p, len);
       }
     }
+    if (rc == 0) q_frame_end(t, c);
     if (rc) { /* out of memory mid-frame: the stream is broken */
       fprintf(stderr, "amtcp: rank %u: out of memory queueing a frame for rank %u\n",
               t->cfg.myrank, dest);
       amtcp_conn_fail(t, c, "out of memory on the sender");
       rc = -ENOMEM;
-    } else if (!making) {
+    } else if (!making && !hold) {
       conn_flush(t, c);
     }
   }
@@ -912,7 +942,10 @@ static void amtcp_close(gasnetc_transport_t *t) {
     amtcp_wire_frame_encode(bye, &f);
     for (uint32_t i = 0; i < t->nlive; i++) {
       amtcp_conn_t *c = &t->conns[t->live[i]];
-      if (!c->bye_rcvd && q_copy(t, c, bye, sizeof bye) == 0) conn_flush(t, c);
+      if (!c->bye_rcvd && q_copy(t, c, bye, sizeof bye) == 0) {
+        q_frame_end(t, c);
+        conn_flush(t, c);
+      }
     }
     AMTCP_UNLOCK(t);
     uint64_t now = gasneti_now_ns(), end = now + AMTCP_CLOSE_FLUSH_NS;

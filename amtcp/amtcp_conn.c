@@ -19,8 +19,9 @@
  *     lower (its own attempt is dropped once its HELLO is out), refuses it
  *     quietly when src is higher (its own attempt wins; src, refused, waits
  *     for it, retrying every 50 ms until it arrives);
- *   - with a connection up: refuses it quietly when src is higher (the
- *     loser's HELLO of a race), and loudly otherwise (not our job's way).
+ *   - with a connection up or closed: refuses it quietly when src is higher
+ *     (the loser's HELLO of a race, which may come late), and loudly
+ *     otherwise (not our job's way).
  * So a lower rank accepts a higher one's HELLO only while it has no attempt
  * of its own, and exactly one connection per pair carries frames.
  */
@@ -436,13 +437,16 @@ static void step_hello(gasnetc_transport_t *t, amtcp_pend_t *p, unsigned ev) {
     return;
   }
   amtcp_conn_state_t st = t->conns[src].state;
-  if (src > me && (st == AMTCP_CONN_CONNECTING || st == AMTCP_CONN_UP)) {
-    AMTCP_COUNT(t, connect_races, 1); /* ours wins, or won */
+  if (src > me && st != AMTCP_CONN_NONE) {
+    AMTCP_COUNT(t, connect_races, 1); /* ours wins, or won (and may be closed by now) */
     pend_free(t, p, 0);
     return;
   }
   if (st != AMTCP_CONN_NONE && st != AMTCP_CONN_CONNECTING) {
-    pend_refuse(t, p, "a second connection from the same rank");
+    char why[80];
+    snprintf(why, sizeof why, "a second connection from rank %u (ours is %s)", src,
+             st == AMTCP_CONN_UP ? "up" : "gone");
+    pend_refuse(t, p, why);
     return;
   }
   amtcp_shake_make(t, rec, AMTCP_T_WELCOME, src);

@@ -54,7 +54,11 @@
 #define AMTCP_CHUNK       (64u << 10)  /* output queue chunk: small frames share one */
 #define AMTCP_ZCOPY_MIN   (64u << 10)  /* a request's unsent payload from this size
                                           is not copied: send waits until written */
-#define AMTCP_IOV         16           /* iovecs per sendmsg() when flushing a queue */
+#define AMTCP_BATCH_MAX   (8u << 10)   /* frames up to this size sent by handlers
+                                          while poll delivers are written with
+                                          the batch (larger: at once, no copy) */
+#define AMTCP_IOV         16           /* iovecs per sendmsg() when flushing a queue:
+                                          up to 16 chunks, 1 MiB of small frames */
 #define AMTCP_EVENTS      64           /* epoll events per poll: bounds poll's work */
 #define AMTCP_LISTEN_EVERY 4096        /* polls between looks at the listener */
 #define AMTCP_MIDFRAME_NS 200000ULL  /* wait() does not sleep this long after
@@ -73,7 +77,7 @@
   X(big_buffers) X(bad_frames) X(bad_hellos)                              \
   X(byes_received) X(dropped_to_gone) X(peers_dead) X(discarded_closing)   \
   X(epoll_polls) X(direct_polls) X(connects) X(accepts) X(conns_up)     \
-  X(connect_races) X(connect_retries)
+  X(connect_races) X(connect_retries) X(queue_writes) X(queue_frames)
 
 enum {
 #define AMTCP_X_ENUM(name) AMTCP_C_##name,
@@ -91,6 +95,8 @@ typedef struct amtcp_chunk {
   const unsigned char *p;   /* bytes [off, len) still to write */
   size_t len, off, cap;     /* cap: bytes of buf (owned chunks) */
   int owned;
+  uint32_t nends;           /* frames whose last byte is in this chunk */
+  int sealed;               /* GASNET_TCP_AGG=0: no other frame joins this chunk */
   int rc;                   /* borrowed: send_done's rc */
   void *cookie;             /* borrowed: the sender's */
   unsigned char buf[];
@@ -148,6 +154,7 @@ typedef struct amtcp_tun {
   size_t queue_max;         /* queued bytes per peer before requests block */
   int poll_mode;            /* AMTCP_POLL_* */
   uint64_t timeout_ns;      /* GASNET_TCP_TIMEOUT; 0: never */
+  int agg;                  /* GASNET_TCP_AGG: a queue leaves in one write (0: a frame per write) */
 } amtcp_tun_t;
 
 enum { AMTCP_POLL_AUTO = 0, AMTCP_POLL_DIRECT = 1, AMTCP_POLL_EPOLL = 2 };

@@ -7,6 +7,7 @@
 # frames must be written in pieces and queued (the counters must show it).
 # 64 processes on a small host: kept light (about 80 MB moved per run).
 # timeout: 180
+# agg: on off
 set -u
 # The ranks share a host: the shared-memory bypass off, so that TCP carries
 # what this area tests.

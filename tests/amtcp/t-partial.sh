@@ -4,7 +4,8 @@
 # buffers shrunk to 16 KiB (GASNET_TCP_SOCKBUF) so every frame is written in
 # many pieces and queued; each payload is checked in place by its receiver.
 # The transport's counters must show the partial writes and the in-place
-# reads (place()) that happened. Then the same with the default buffers.
+# reads (place()) that happened. Then the same with the default buffers,
+# and with GASNET_TCP_AGG=0 (a queue written one frame per sendmsg).
 # timeout: 120
 set -u
 # The ranks share a host: the shared-memory bypass off, so that TCP carries
@@ -13,15 +14,15 @@ export GASNET_SUPERNODE_MAXSIZE=1
 cd "$TOP/tests/amtcp" || exit 1
 fails=0
 stats="$TOP/tests/out/amtcp-partial-stats"
-for spec in "2 16384" "3 16384" "2 default"; do
-  set -- $spec; n=$1; buf=$2
-  env=(); [ "$buf" = default ] || env=(GASNET_TCP_SOCKBUF=$buf)
+for spec in "2 16384" "3 16384" "2 default" "2 16384 0"; do
+  set -- $spec; n=$1; buf=$2; agg=${3:-1}
+  env=(GASNET_TCP_AGG=$agg); [ "$buf" = default ] || env+=(GASNET_TCP_SOCKBUF=$buf)
   out=$(env "${env[@]}" GASNET_STATSFILE="$stats" "$TOP/spawner/gasnetrun_tcp" -n "$n" ./t_amtcp_traffic both 40 2>&1); rc=$?
   summary=$(echo "$out" | grep '^node 0: all nodes')
   pw=$(sed -n 's/^tcp_partial_writes //p' "$stats.0"); pl=$(sed -n 's/^tcp_frames_placed //p' "$stats.0")
   zc=$(sed -n 's/^tcp_zcopy_waits //p' "$stats.0")
   want=$((40 * n))
-  echo "-n $n, socket buffers $buf: expected exit 0, 'handled $want requests (expected $want), 0 bad: ok', 40 placed"
+  echo "-n $n, socket buffers $buf, GASNET_TCP_AGG=$agg: expected exit 0, 'handled $want requests (expected $want), 0 bad: ok', 40 placed"
   echo "   got exit $rc, ${summary:-no summary}; node 0: $pw partial writes, $zc zero-copy waits, ${pl:-?} frames placed"
   echo "$out" | grep -E 'BAD|error' | head -5
   ok=1

@@ -7,8 +7,10 @@
  *
  *   ring R   each node sends R rounds of a Medium and a Long to its two ring
  *            neighbours only, then passes a token twice around the ring
- *            (so nobody talks to anyone else meanwhile) and counts its
- *            sockets; then every node sends every other R rounds (all to
+ *            (so nobody talks to anyone else meanwhile), counts its
+ *            sockets, and passes the token twice around again (so nobody
+ *            connects to a node that has not counted); then every node
+ *            sends every other R rounds (all to
  *            all), a barrier, and it counts again. Prints "sockets opened
  *            by the all-to-all: K (expected E)": E = n - 3 when connections
  *            are made on first use (only the 2 neighbours were connected),
@@ -104,20 +106,30 @@ static int count_sockets(void) {
   return k;
 }
 
-/* Sockets once those of lost connect races are closed: the count after
- * 200 ms of polling. */
+/* Sockets once those of lost connect races are closed (each needs its
+ * process scheduled: on a crowded host that takes a while): the count once
+ * it has not changed for 500 ms of polling, at most 5 s. */
 static int settled_sockets(void) {
-  for (int i = 0; i < 200; i++) {
+  int last = count_sockets(), same_ms = 0;
+  for (int ms = 0; ms < 5000 && same_ms < 500; ms++) {
     gasnet_AMPoll();
     usleep(1000);
+    if (ms % 50 == 49) {
+      int now = count_sockets();
+      same_ms = now == last ? same_ms + 50 : 0;
+      last = now;
+    }
   }
-  return count_sockets();
+  return last;
 }
 
-/* A barrier over the ring only: a token twice around. */
+/* A barrier over the ring only: a token twice around (once: all have
+ * arrived; twice: all know it). */
 static void ring_barrier(void) {
+  static long round;
   gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes(), right = (gasnet_node_t)((me + 1) % n);
-  for (long round = 1; round <= 2; round++) {
+  for (int k = 0; k < 2; k++) {
+    round++;
     if (me != 0) GASNET_BLOCKUNTIL(tokens >= round);
     T_CHECK(gasnet_AMRequestShort0(right, H_TOKEN));
     if (me == 0) GASNET_BLOCKUNTIL(tokens >= round);
@@ -149,8 +161,9 @@ int main(int argc, char **argv) {
     }
     expect = 2 * rounds;
     GASNET_BLOCKUNTIL(acks == sent && handled == expect);
-    ring_barrier();
+    ring_barrier(); /* all are done with the ring... */
     int ring = settled_sockets();
+    ring_barrier(); /* ... and have counted: the all-to-all may start */
     expect += all_to_all(rounds);
     GASNET_BLOCKUNTIL(acks == sent && handled == expect);
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);

@@ -16,12 +16,15 @@
  *    request handler replies with the same category and size; node 0 waits
  *    with GASNET_BLOCKUNTIL. Microseconds, mean and median.
  * 3. one-way flood: Mediums and 1 MiB Longs, rate until node 1 has seen the
- *    last one.
+ *    last one; and a flood of Short requests node 1 answers each with a
+ *    Short reply, rate until node 0 has every reply (replies batch up).
  * 4. put bandwidth: gasnet_put_bulk of 4 MiB, blocking (one at a time) and
  *    as a pipeline of gasnet_put_nbi_bulk then gasnet_wait_syncnbi_puts;
  *    like the raw stream, source and destination walk 16 MiB.
  * 5. barrier: gasnet_barrier_notify + gasnet_barrier_wait, anonymous, on all
  *    nodes (any node count; with n != 2 only this part runs).
+ * With TCP_BENCH_FLOODS set, only the floods run (3), without the raw
+ * probes: for counting system calls (strace -c) and frames per write.
  * The last lines are the goals: Short AM round trip <= 1.3x the raw TCP
  * ping-pong, 4 MiB put bandwidth >= 0.8x the raw stream.
  */
@@ -35,11 +38,12 @@
 
 #include "raw_probe_tcp.h"
 
-enum { H_PING = 128, H_PONG, H_MPING, H_MPONG, H_LPING, H_LPONG, H_FLOOD, H_FLOODACK, H_PORT, H_DONE };
+enum { H_PING = 128, H_PONG, H_MPING, H_MPONG, H_LPING, H_LPONG, H_FLOOD, H_FLOODACK, H_PORT, H_DONE,
+       H_RFLOOD, H_RFLOODACK };
 
 #define PUT_BYTES (4u << 20)
 
-static volatile int pongs, flood_seen, flood_acked, done;
+static volatile int pongs, flood_seen, flood_acked, flood_replies, done;
 static gasnet_seginfo_t seg[2];
 
 static double now_us(void) {
@@ -64,6 +68,8 @@ static void h_flood(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t l
   if (last) gasnet_AMReplyShort0(t, H_FLOODACK);
 }
 static void h_floodack(gasnet_token_t t) { (void)t; flood_acked++; }
+static void h_rflood(gasnet_token_t t) { flood_seen++; gasnet_AMReplyShort0(t, H_RFLOODACK); }
+static void h_rfloodack(gasnet_token_t t) { (void)t; flood_replies++; }
 static void h_done(gasnet_token_t t) { (void)t; done = 1; }
 
 /* ---- 2-4. AM and put ------------------------------------------------------- */
@@ -86,8 +92,13 @@ static double am_rtt(int cat, size_t n, int iters, double *median) {
 }
 
 static double flood_rate(int cat, size_t n, int count) {
-  int want = flood_acked + 1;
+  int want = flood_acked + 1, replies = flood_replies + count;
   double t0 = now_us();
+  if (cat == 0) { /* Short requests, each answered */
+    for (int i = 0; i < count; i++) gasnet_AMRequestShort0(1, H_RFLOOD);
+    GASNET_BLOCKUNTIL(flood_replies == replies);
+    return count / ((now_us() - t0) / 1e6);
+  }
   for (int i = 0; i < count; i++) {
     int last = i == count - 1;
     if (cat == 1) gasnet_AMRequestMedium1(1, H_FLOOD, srcbuf, n, last);
@@ -126,12 +137,28 @@ static double barrier_us(int iters, double *median) {
   return sum / iters;
 }
 
+/* 3. the floods, printed by node 0 */
+static void floods(int iters, size_t maxlong) {
+  printf("%-28s %12s %12s\n", "one-way flood", "msgs/s", "MB/s");
+  struct { int cat; size_t n; int count; } fl[] = {
+    { 0, 0, iters * 10 }, { 1, 0, iters * 10 }, { 1, 1024, iters * 5 }, { 1, gasnet_AMMaxMedium(), iters / 4 + 1 },
+    { 2, maxlong, iters / 8 + 1 } };
+  for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++) {
+    char label[40];
+    if (fl[k].cat == 0) snprintf(label, sizeof label, "AM Short + reply");
+    else snprintf(label, sizeof label, "AM %s %zu B", fl[k].cat == 1 ? "Medium" : "Long", fl[k].n);
+    double r = flood_rate(fl[k].cat, fl[k].n, fl[k].count);
+    printf("%-28s %12.0f %12.1f\n", label, r, r * fl[k].n / 1e6);
+  }
+}
+
 int main(int argc, char **argv) {
   gasnet_handlerentry_t table[] = {
     { H_PING, (void (*)())h_ping }, { H_PONG, (void (*)())h_pong },
     { H_MPING, (void (*)())h_mping }, { H_MPONG, (void (*)())h_mpong },
     { H_LPING, (void (*)())h_lping }, { H_LPONG, (void (*)())h_lpong },
     { H_FLOOD, (void (*)())h_flood }, { H_FLOODACK, (void (*)())h_floodack },
+    { H_RFLOOD, (void (*)())h_rflood }, { H_RFLOODACK, (void (*)())h_rfloodack },
     RAW_PROBE_HANDLER_ENTRY(H_PORT), { H_DONE, (void (*)())h_done },
   };
   if (gasnet_init(&argc, &argv) != GASNET_OK) return 1;
@@ -155,6 +182,13 @@ int main(int argc, char **argv) {
   gasnet_getSegmentInfo(seg, 2);
   srcbuf = malloc(segsz);
   memset(srcbuf, 1, segsz);
+  if (gasnet_getenv("TCP_BENCH_FLOODS")) { /* the floods alone, no raw probe (for strace -c) */
+    if (me == 0) floods(iters, maxlong);
+    fflush(stdout);
+    if (me == 0) gasnet_AMRequestShort0(1, H_DONE);
+    else GASNET_BLOCKUNTIL(done);
+    gasnet_exit(0);
+  }
   int fd = raw_probe_tcp_connect((gasnet_node_t)(1 - me), H_PORT, me == 0);
   double rawmed, raw = raw_probe_tcp_pingpong(fd, me == 0, iters * 5, &rawmed);
   int chunks = 128; /* 512 MiB */
@@ -188,16 +222,7 @@ int main(int argc, char **argv) {
     printf("%-28s %10.2f %10.2f\n", label, m, med);
   }
   printf("%-28s %10.2f %10.2f\n", "barrier 2 nodes", bar, barmed);
-  printf("%-28s %12s %12s\n", "one-way flood", "msgs/s", "MB/s");
-  struct { int cat; size_t n; int count; } fl[] = {
-    { 1, 0, iters * 10 }, { 1, 1024, iters * 5 }, { 1, gasnet_AMMaxMedium(), iters / 4 + 1 },
-    { 2, maxlong, iters / 8 + 1 } };
-  for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++) {
-    char label[40];
-    snprintf(label, sizeof label, "AM %s %zu B", fl[k].cat == 1 ? "Medium" : "Long", fl[k].n);
-    double r = flood_rate(fl[k].cat, fl[k].n, fl[k].count);
-    printf("%-28s %12.0f %12.1f\n", label, r, r * fl[k].n / 1e6);
-  }
+  floods(iters, maxlong);
   int reps = iters / 40 + 8;
   double put1 = put_bw(reps, 0), putn = put_bw(reps, 1);
   printf("%-28s %12s %12.1f\n", "raw TCP stream, blocking rd", "", stream);
