@@ -157,9 +157,8 @@ static void amudp_sockbufs(gasnetc_transport_t *t) {
 
 /* The ack socket: a second socket, on a port of its own that our address
  * blob advertises, to which peers send their ACKs. The core's wait watches
- * it only while we wait on acks (a window full, closing), so an ACK does
- * not wake a rank that sleeps with nothing it waits on; it is read at the
- * next wake-up, before timers, and every AMUDP_ACK_POLL_EVERY polls. If it
+ * it only while we wait on acks, so an ACK does not wake a rank that sleeps
+ * with nothing it waits on; when it is read: amudp_ack_read_due. If it
  * cannot be had, peers send ACKs to the one socket, as before. */
 static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
   struct sockaddr_storage a;
@@ -528,6 +527,29 @@ static void report_dead(gasnetc_transport_t *t) {
   }
 }
 
+/* The ack socket's read policy, in one place (docs/transports.md, "Acks do
+ * not wake sleepers"). Lock held.
+ *   amudp_ack_eager: acks are waited on now: frames queued for a window,
+ *     closing, or AMUDP_ACK_EAGER_BYTES in flight (a large frame or a
+ *     stream: its SACKs drive fast retransmit, and come only standalone).
+ *     Then the socket is read at every poll and watched while asleep.
+ *   amudp_ack_read_due: besides, it is read after a sleep (what came
+ *     meanwhile), before timers (no retransmission of what an unread ack
+ *     covers), once a datagram has waited AMUDP_ACK_WAIT_NS for its ack (a
+ *     reply that carries it comes sooner), and every AMUDP_ACK_POLL_EVERY
+ *     polls. A ping-pong or a barrier thus reads one socket per poll, as
+ *     without the ack socket, and sleeps through the acks of its requests. */
+static int amudp_ack_eager(const gasnetc_transport_t *t) {
+  return t->queued || t->closing || t->fl_bytes >= AMUDP_ACK_EAGER_BYTES;
+}
+static int amudp_ack_read_due(gasnetc_transport_t *t, int slept, uint64_t now) {
+  int due = amudp_ack_eager(t) || slept || now >= t->next_deadline_ns ||
+            (t->nfl && now - t->fl_since_ns >= AMUDP_ACK_WAIT_NS) ||
+            ++t->afd_polls >= AMUDP_ACK_POLL_EVERY;
+  if (due) t->afd_polls = 0;
+  return due;
+}
+
 /* The progress engine, in phases: (1) read and deliver, at most
  * AMUDP_RX_ROUNDS batches so a flood cannot starve the caller; (2) timers
  * (retransmit, delayed acks, pings, death) if the earliest is due;
@@ -547,16 +569,8 @@ static int amudp_progress(gasnetc_transport_t *t) {
     if (rx_once(t, t->fd, 0, &delivered) < AMUDP_RX_BATCH) break;
   uint64_t now = gasneti_now_ns();
   if (t->afd >= 0) {
-    /* The ack socket, awake: at every poll while frames are queued for a
-     * window or datagrams have waited AMUDP_ACK_WAIT_NS for an ack (acks
-     * drive the window, loss recovery and RTT samples), after a sleep (what
-     * came meanwhile), before timers (no retransmission of what an unread
-     * ack covers), else every AMUDP_ACK_POLL_EVERY polls. */
     AMUDP_LOCK(t);
-    int due = t->queued || t->closing || slept || now >= t->next_deadline_ns ||
-              (t->nfl && now - t->fl_since_ns >= AMUDP_ACK_WAIT_NS) ||
-              ++t->afd_polls >= AMUDP_ACK_POLL_EVERY;
-    if (due) t->afd_polls = 0;
+    int due = amudp_ack_read_due(t, slept, now);
     int late = slept && !t->afd_watched;
     AMUDP_UNLOCK(t);
     if (due) {
@@ -587,8 +601,8 @@ static uint64_t amudp_idle(gasnetc_transport_t *t) {
   AMUDP_LOCK(t);
   amudp_rel_flush_acks(t);
   uint64_t dl = t->next_deadline_ns;
-  /* Wake for acks only while we wait on them (a window full, closing). */
-  int care = t->queued || t->closing;
+  /* Wake for acks only while we wait on them (amudp_ack_eager). */
+  int care = amudp_ack_eager(t);
   if (t->afd >= 0 && t->watched && care != t->afd_watched &&
       t->cfg.watch(t->cfg.ctx, t->afd, care ? EPOLLIN : 0) == 0)
     t->afd_watched = care;

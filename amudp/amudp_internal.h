@@ -73,6 +73,13 @@
                                          carries the ack comes sooner: a loopback
                                          round trip is ~6 us; reading it at every
                                          poll before cost a ping-pong 8%) */
+#define AMUDP_ACK_EAGER_BYTES (16u << 10) /* in flight, all peers: at least this,
+                                         and the ack socket is read at every poll
+                                         and watched while asleep: a large frame
+                                         or a stream, whose SACKs drive loss
+                                         recovery and the window; less (a few
+                                         small requests, each answered by a reply
+                                         that carries its ack) and it is not */
 #define AMUDP_ACK_POLL_EVERY 64       /* polls between reads of the ack socket while
                                          nothing waits on acks (it is read at once
                                          after a sleep and before timers) */
@@ -266,6 +273,7 @@ struct gasnetc_transport {
   uint32_t afd_polls;         /* polls since afd was last read */
   uint32_t queued;            /* pkts waiting for a window, all peers */
   uint32_t nfl;               /* datagrams in flight (unacked), all peers */
+  size_t fl_bytes;            /* their bytes (amudp_ack_eager) */
   uint64_t fl_since_ns;       /* since then nfl > 0 and no ack made progress */
   struct sockaddr_storage self;
   socklen_t selflen;
