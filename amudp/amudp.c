@@ -4,11 +4,14 @@
  * amudp_reliable.c (reliability), amudp_frag.c (fragments) and
  * amudp_wire.h (datagram format).
  *
- * One non-blocking UDP socket per rank. The hot path reads it directly
- * (recvfrom, or recvmmsg while datagrams keep coming) and writes it with
- * sendmsg() from an iovec; timers are a deadline checked on each poll.
- * The socket is watched by the core's one wait (cfg.watch), which sleeps
- * until it is readable or until the deadline idle() returns.
+ * One non-blocking UDP socket per rank for data, and one its peers send
+ * their standalone ACKs to (the ack socket, read when amudp_ack_read_due
+ * says). The hot path reads them directly (recvfrom, or recvmmsg while
+ * datagrams keep coming) and writes with sendmsg() from an iovec; timers
+ * are a deadline checked on each poll. The data socket is watched by the
+ * core's one wait (cfg.watch), the ack socket only while acks are waited
+ * on; the wait sleeps until one is readable or until the deadline idle()
+ * returns.
  */
 #include "amudp_internal.h"
 #include "transport_addr.h"
@@ -67,8 +70,8 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   if (u->rto_max_ns < u->rto_init_ns) u->rto_max_ns = u->rto_init_ns;
   u->ack_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_US", 50, 0, 1e6) * 1e3);
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
-  /* Off by default: reading it costs, see docs/transports.md. */
-  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 0, 0, 1);
+  /* Read lazily unless acks are waited on (amudp_ack_read_due). */
+  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 1, 0, 1);
   u->gso = (int)amudp_env_num(t, "GASNET_UDP_GSO", 1, 0, 1);
   u->mmsg = (int)amudp_env_num(t, "GASNET_UDP_SENDMMSG", 1, 0, 1);
   u->agg = (int)amudp_env_num(t, "GASNET_UDP_AGG", 1, 0, 1);
@@ -530,23 +533,26 @@ static void report_dead(gasnetc_transport_t *t) {
 /* The ack socket's read policy, in one place (docs/transports.md, "Acks do
  * not wake sleepers"). Lock held.
  *   amudp_ack_eager: acks are waited on now: frames queued for a window,
- *     closing, or AMUDP_ACK_EAGER_BYTES in flight (a large frame or a
+ *     a request refused for want of credits, closing, or
+ *     AMUDP_ACK_EAGER_BYTES in flight (a large frame or a
  *     stream: its SACKs drive fast retransmit, and come only standalone).
  *     Then the socket is read at every poll and watched while asleep.
- *   amudp_ack_read_due: besides, it is read after a sleep (what came
- *     meanwhile), before timers (no retransmission of what an unread ack
- *     covers), once a datagram has waited AMUDP_ACK_WAIT_NS for its ack (a
- *     reply that carries it comes sooner), and every AMUDP_ACK_POLL_EVERY
- *     polls. A ping-pong or a barrier thus reads one socket per poll, as
- *     without the ack socket, and sleeps through the acks of its requests. */
+ *   amudp_ack_read_due: otherwise it is read lazily: after a sleep (what
+ *     came meanwhile), before timers (no retransmission of what an unread
+ *     ack covers) and every AMUDP_ACK_POLL_EVERY polls. A few small
+ *     requests in flight are answered by replies that carry their acks: a
+ *     ping-pong or a barrier reads one socket per poll, as without the ack
+ *     socket, and sleeps through the acks of its requests. An ack read
+ *     lazily may have waited there: it gives no RTT sample (rx_once's late). */
 static int amudp_ack_eager(const gasnetc_transport_t *t) {
-  return t->queued || t->closing || t->fl_bytes >= AMUDP_ACK_EAGER_BYTES;
+  return t->queued || t->closing || t->refused || t->fl_bytes >= AMUDP_ACK_EAGER_BYTES;
 }
-static int amudp_ack_read_due(gasnetc_transport_t *t, int slept, uint64_t now) {
-  int due = amudp_ack_eager(t) || slept || now >= t->next_deadline_ns ||
-            (t->nfl && now - t->fl_since_ns >= AMUDP_ACK_WAIT_NS) ||
+static int amudp_ack_read_due(gasnetc_transport_t *t, int slept, uint64_t now, int *late) {
+  int eager = amudp_ack_eager(t);
+  int due = eager || slept || now >= t->next_deadline_ns ||
             ++t->afd_polls >= AMUDP_ACK_POLL_EVERY;
   if (due) t->afd_polls = 0;
+  *late = !eager || (slept && !t->afd_watched);
   return due;
 }
 
@@ -570,8 +576,8 @@ static int amudp_progress(gasnetc_transport_t *t) {
   uint64_t now = gasneti_now_ns();
   if (t->afd >= 0) {
     AMUDP_LOCK(t);
-    int due = amudp_ack_read_due(t, slept, now);
-    int late = slept && !t->afd_watched;
+    int late;
+    int due = amudp_ack_read_due(t, slept, now, &late);
     AMUDP_UNLOCK(t);
     if (due) {
       for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
@@ -631,14 +637,15 @@ static void amudp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
  * deadlock; their number is bounded by the requests peers may have in
  * flight (their credits). Lock held. */
 static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
-  if (is_reply || p->gone || p->nreq < t->tun.credits) return 0;
+  if (is_reply || p->gone) return 0;
   /* Aggregating, small frames may queue beyond the credits (a bounded
    * number): they will leave together in the next datagrams the window
    * admits. Large frames' fragments still get the credits alone. */
-  if (t->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES)
-    return 0;
-  AMUDP_COUNT(t, send_blocked, 1);
-  return 1;
+  int out = p->nreq >= t->tun.credits &&
+            !(t->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES);
+  t->refused = (uint8_t)out; /* until a request is taken, we wait on acks */
+  if (out) AMUDP_COUNT(t, send_blocked, 1);
+  return out;
 }
 
 static int amudp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr,
