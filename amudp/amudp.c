@@ -538,8 +538,10 @@ static void report_dead(gasnetc_transport_t *t) {
  *     stream: its SACKs drive fast retransmit, and come only standalone).
  *     Then the socket is read at every poll and watched while asleep.
  *   amudp_ack_read_due: otherwise it is read lazily: after a sleep (what
- *     came meanwhile), before timers (no retransmission of what an unread
- *     ack covers) and every AMUDP_ACK_POLL_EVERY polls. A few small
+ *     came meanwhile), before a retransmission (none of what an unread
+ *     ack covers; not before the other timers, delayed acks and pings,
+ *     which fall due every few round trips) and every AMUDP_ACK_POLL_EVERY
+ *     polls. A few small
  *     requests in flight are answered by replies that carry their acks: a
  *     ping-pong or a barrier reads one socket per poll, as without the ack
  *     socket, and sleeps through the acks of its requests. An ack read
@@ -547,9 +549,18 @@ static void report_dead(gasnetc_transport_t *t) {
 static int amudp_ack_eager(const gasnetc_transport_t *t) {
   return t->queued || t->closing || t->refused || t->fl_bytes >= AMUDP_ACK_EAGER_BYTES;
 }
+/* A retransmission is due: the timers would resend a datagram now. Run
+ * only once the earliest deadline has passed, as the timers are; few
+ * datagrams are in flight when this is asked (not amudp_ack_eager). */
+static int amudp_rto_due(const gasnetc_transport_t *t, uint64_t now) {
+  for (uint32_t r = 0; t->nfl && r < t->cfg.nranks; r++)
+    for (const amudp_pkt_t *pkt = t->peers[r].fl_head; pkt; pkt = pkt->next)
+      if (pkt->due_ns <= now) return 1;
+  return 0;
+}
 static int amudp_ack_read_due(gasnetc_transport_t *t, int slept, uint64_t now, int *late) {
   int eager = amudp_ack_eager(t);
-  int due = eager || slept || now >= t->next_deadline_ns ||
+  int due = eager || slept || (now >= t->next_deadline_ns && amudp_rto_due(t, now)) ||
             ++t->afd_polls >= AMUDP_ACK_POLL_EVERY;
   if (due) t->afd_polls = 0;
   *late = !eager || (slept && !t->afd_watched);
