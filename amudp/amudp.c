@@ -4,11 +4,14 @@
  * amudp_reliable.c (reliability), amudp_frag.c (fragments) and
  * amudp_wire.h (datagram format).
  *
- * One non-blocking UDP socket per rank. The hot path reads it directly
- * (recvfrom, or recvmmsg while datagrams keep coming) and writes it with
- * sendmsg() from an iovec; timers are a deadline checked on each poll.
- * The socket is watched by the core's one wait (cfg.watch), which sleeps
- * until it is readable or until the deadline idle() returns.
+ * One non-blocking UDP socket per rank for data, and one its peers send
+ * their standalone ACKs to (the ack socket, read when amudp_ack_read_due
+ * says). The hot path reads them directly (recvfrom, or recvmmsg while
+ * datagrams keep coming) and writes with sendmsg() from an iovec; timers
+ * are a deadline checked on each poll. The data socket is watched by the
+ * core's one wait (cfg.watch), the ack socket only while acks are waited
+ * on; the wait sleeps until one is readable or until the deadline idle()
+ * returns.
  */
 #include "amudp_internal.h"
 #include "transport_addr.h"
@@ -67,8 +70,8 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   if (u->rto_max_ns < u->rto_init_ns) u->rto_max_ns = u->rto_init_ns;
   u->ack_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_US", 50, 0, 1e6) * 1e3);
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
-  /* Off by default: reading it costs, see docs/transports.md. */
-  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 0, 0, 1);
+  /* Read lazily unless acks are waited on (amudp_ack_read_due). */
+  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 1, 0, 1);
   u->gso = (int)amudp_env_num(t, "GASNET_UDP_GSO", 1, 0, 1);
   u->mmsg = (int)amudp_env_num(t, "GASNET_UDP_SENDMMSG", 1, 0, 1);
   u->agg = (int)amudp_env_num(t, "GASNET_UDP_AGG", 1, 0, 1);
@@ -157,9 +160,8 @@ static void amudp_sockbufs(gasnetc_transport_t *t) {
 
 /* The ack socket: a second socket, on a port of its own that our address
  * blob advertises, to which peers send their ACKs. The core's wait watches
- * it only while we wait on acks (a window full, closing), so an ACK does
- * not wake a rank that sleeps with nothing it waits on; it is read at the
- * next wake-up, before timers, and every AMUDP_ACK_POLL_EVERY polls. If it
+ * it only while we wait on acks, so an ACK does not wake a rank that sleeps
+ * with nothing it waits on; when it is read: amudp_ack_read_due. If it
  * cannot be had, peers send ACKs to the one socket, as before. */
 static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
   struct sockaddr_storage a;
@@ -403,6 +405,17 @@ int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, in
   }
 }
 
+/* The first n message headers of b, ready for a receive call. */
+static void rx_batch_reset(amudp_rxbatch_t *b, int n, int gro) {
+  for (int i = 0; i < n; i++) {
+    struct msghdr *mh = &b->msgs[i].msg_hdr;
+    mh->msg_namelen = sizeof b->from[i];
+    mh->msg_flags = 0;
+    mh->msg_control = gro ? b->ctl[i] : NULL;
+    mh->msg_controllen = gro ? sizeof b->ctl[i] : 0;
+  }
+}
+
 /* One receive pass: read, check, ack, then deliver with the lock released.
  * Returns the number of datagrams read; adds frames delivered to *delivered. */
 static int rx_once(gasnetc_transport_t *t, int fd, int late, int *delivered) {
@@ -412,12 +425,9 @@ static int rx_once(gasnetc_transport_t *t, int fd, int late, int *delivered) {
   AMUDP_UNLOCK(t);
   if (!b) return 0;
   int gro = t->gro;
-  for (int i = 0; i < AMUDP_RX_BATCH; i++) {
-    b->msgs[i].msg_hdr.msg_namelen = sizeof b->from[i];
-    b->msgs[i].msg_hdr.msg_flags = 0;
-    b->msgs[i].msg_hdr.msg_control = gro ? b->ctl[i] : NULL;
-    b->msgs[i].msg_hdr.msg_controllen = gro ? sizeof b->ctl[i] : 0;
-  }
+  /* Reset only the headers this call may fill: an empty poll of a spinning
+   * rank resets one, not AMUDP_RX_BATCH (a third of its instructions). */
+  rx_batch_reset(b, streaming ? AMUDP_RX_BATCH : 1, gro);
   /* recvfrom() is the cheapest call when datagrams come one at a time (a
    * ping-pong); once consecutive polls keep finding data, recvmmsg() takes
    * up to AMUDP_RX_BATCH per call. */
@@ -520,6 +530,43 @@ static void report_dead(gasnetc_transport_t *t) {
   }
 }
 
+/* The ack socket's read policy, in one place (docs/transports.md, "Acks do
+ * not wake sleepers"). Lock held.
+ *   amudp_ack_eager: acks are waited on now: frames queued for a window,
+ *     a request refused for want of credits, closing, or
+ *     AMUDP_ACK_EAGER_BYTES in flight (a large frame or a
+ *     stream: its SACKs drive fast retransmit, and come only standalone).
+ *     Then the socket is read at every poll and watched while asleep.
+ *   amudp_ack_read_due: otherwise it is read lazily: after a sleep (what
+ *     came meanwhile), before a retransmission (none of what an unread
+ *     ack covers; not before the other timers, delayed acks and pings,
+ *     which fall due every few round trips) and every AMUDP_ACK_POLL_EVERY
+ *     polls. A few small
+ *     requests in flight are answered by replies that carry their acks: a
+ *     ping-pong or a barrier reads one socket per poll, as without the ack
+ *     socket, and sleeps through the acks of its requests. An ack read
+ *     lazily may have waited there: it gives no RTT sample (rx_once's late). */
+static int amudp_ack_eager(const gasnetc_transport_t *t) {
+  return t->queued || t->closing || t->refused || t->fl_bytes >= AMUDP_ACK_EAGER_BYTES;
+}
+/* A retransmission is due: the timers would resend a datagram now. Run
+ * only once the earliest deadline has passed, as the timers are; few
+ * datagrams are in flight when this is asked (not amudp_ack_eager). */
+static int amudp_rto_due(const gasnetc_transport_t *t, uint64_t now) {
+  for (uint32_t r = 0; t->nfl && r < t->cfg.nranks; r++)
+    for (const amudp_pkt_t *pkt = t->peers[r].fl_head; pkt; pkt = pkt->next)
+      if (pkt->due_ns <= now) return 1;
+  return 0;
+}
+static int amudp_ack_read_due(gasnetc_transport_t *t, int slept, uint64_t now, int *late) {
+  int eager = amudp_ack_eager(t);
+  int due = eager || slept || (now >= t->next_deadline_ns && amudp_rto_due(t, now)) ||
+            ++t->afd_polls >= AMUDP_ACK_POLL_EVERY;
+  if (due) t->afd_polls = 0;
+  *late = !eager || (slept && !t->afd_watched);
+  return due;
+}
+
 /* The progress engine, in phases: (1) read and deliver, at most
  * AMUDP_RX_ROUNDS batches so a flood cannot starve the caller; (2) timers
  * (retransmit, delayed acks, pings, death) if the earliest is due;
@@ -539,17 +586,9 @@ static int amudp_progress(gasnetc_transport_t *t) {
     if (rx_once(t, t->fd, 0, &delivered) < AMUDP_RX_BATCH) break;
   uint64_t now = gasneti_now_ns();
   if (t->afd >= 0) {
-    /* The ack socket, awake: at every poll while frames are queued for a
-     * window or datagrams have waited AMUDP_ACK_WAIT_NS for an ack (acks
-     * drive the window, loss recovery and RTT samples), after a sleep (what
-     * came meanwhile), before timers (no retransmission of what an unread
-     * ack covers), else every AMUDP_ACK_POLL_EVERY polls. */
     AMUDP_LOCK(t);
-    int due = t->queued || t->closing || slept || now >= t->next_deadline_ns ||
-              (t->nfl && now - t->fl_since_ns >= AMUDP_ACK_WAIT_NS) ||
-              ++t->afd_polls >= AMUDP_ACK_POLL_EVERY;
-    if (due) t->afd_polls = 0;
-    int late = slept && !t->afd_watched;
+    int late;
+    int due = amudp_ack_read_due(t, slept, now, &late);
     AMUDP_UNLOCK(t);
     if (due) {
       for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
@@ -579,8 +618,8 @@ static uint64_t amudp_idle(gasnetc_transport_t *t) {
   AMUDP_LOCK(t);
   amudp_rel_flush_acks(t);
   uint64_t dl = t->next_deadline_ns;
-  /* Wake for acks only while we wait on them (a window full, closing). */
-  int care = t->queued || t->closing;
+  /* Wake for acks only while we wait on them (amudp_ack_eager). */
+  int care = amudp_ack_eager(t);
   if (t->afd >= 0 && t->watched && care != t->afd_watched &&
       t->cfg.watch(t->cfg.ctx, t->afd, care ? EPOLLIN : 0) == 0)
     t->afd_watched = care;
@@ -609,14 +648,15 @@ static void amudp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
  * deadlock; their number is bounded by the requests peers may have in
  * flight (their credits). Lock held. */
 static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
-  if (is_reply || p->gone || p->nreq < t->tun.credits) return 0;
+  if (is_reply || p->gone) return 0;
   /* Aggregating, small frames may queue beyond the credits (a bounded
    * number): they will leave together in the next datagrams the window
    * admits. Large frames' fragments still get the credits alone. */
-  if (t->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES)
-    return 0;
-  AMUDP_COUNT(t, send_blocked, 1);
-  return 1;
+  int out = p->nreq >= t->tun.credits &&
+            !(t->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES);
+  t->refused = (uint8_t)out; /* until a request is taken, we wait on acks */
+  if (out) AMUDP_COUNT(t, send_blocked, 1);
+  return out;
 }
 
 static int amudp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr,

@@ -68,14 +68,18 @@
 #define AMUDP_GSO_MAX_SEGS 64         /* segments per UDP_SEGMENT send (the kernel's
                                          UDP_MAX_SEGMENTS is at least 64) */
 #define AMUDP_GSO_MAX_BYTES 65000u    /* bytes per UDP_SEGMENT send (< 64 KiB) */
-#define AMUDP_ACK_WAIT_NS  20000u     /* in flight this long without an ack: read the
-                                         ack socket at every poll (a reply that
-                                         carries the ack comes sooner: a loopback
-                                         round trip is ~6 us; reading it at every
-                                         poll before cost a ping-pong 8%) */
-#define AMUDP_ACK_POLL_EVERY 64       /* polls between reads of the ack socket while
+#define AMUDP_ACK_EAGER_BYTES (16u << 10) /* in flight, all peers: at least this,
+                                         and the ack socket is read at every poll
+                                         and watched while asleep: a large frame
+                                         or a stream, whose SACKs drive loss
+                                         recovery and the window; less (a few
+                                         small requests, each answered by a reply
+                                         that carries its ack) and it is not */
+#define AMUDP_ACK_POLL_EVERY 256      /* polls between reads of the ack socket while
                                          nothing waits on acks (it is read at once
-                                         after a sleep and before timers) */
+                                         after a sleep and before timers; 64 cost
+                                         a spinning ping-pong 1.5% more system
+                                         calls) */
 #define AMUDP_AGG_QUEUE    (2 * AMUDP_AGG_MAX_RECS) /* small request frames that may
                                          wait beyond the credits, when aggregating:
                                          two aggregates' worth, so the next is ready */
@@ -266,6 +270,8 @@ struct gasnetc_transport {
   uint32_t afd_polls;         /* polls since afd was last read */
   uint32_t queued;            /* pkts waiting for a window, all peers */
   uint32_t nfl;               /* datagrams in flight (unacked), all peers */
+  size_t fl_bytes;            /* their bytes (amudp_ack_eager) */
+  uint8_t refused;            /* the last request send was refused (amudp_refuse) */
   uint64_t fl_since_ns;       /* since then nfl > 0 and no ack made progress */
   uint64_t ens_srtt_ns, ens_rttvar_ns; /* every peer's RTT samples together: the
                                  start of a new peer's RTO (amudp_reliable.c, peer_rto) */

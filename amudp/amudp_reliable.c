@@ -147,6 +147,7 @@ static amudp_pkt_t *fifo_pop(amudp_fifo_t *q) {
 
 static void flight_unlink(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt) {
   t->nfl--;
+  t->fl_bytes -= pkt->wirelen;
   p->fl_bytes -= pkt->wirelen;
   if (pkt->prev) pkt->prev->next = pkt->next; else p->fl_head = pkt->next;
   if (pkt->next) pkt->next->prev = pkt->prev; else p->fl_tail = pkt->prev;
@@ -396,6 +397,7 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
     if (p->fl_tail) p->fl_tail->next = pkt; else p->fl_head = pkt;
     p->fl_tail = pkt;
     p->fl_bytes += pkt->wirelen;
+    t->fl_bytes += pkt->wirelen;
     if (t->nfl++ == 0) t->fl_since_ns = now;
     transmit(t, p, pkt, now);
     if (!burst) burst = pkt;

@@ -166,6 +166,14 @@ typedef struct {
 } gasnet_nodeinfo_t;
 extern int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries);
 
+/* ---- this library's own: this node's counters --------------------------
+ * The counter `name` as GASNET_STATSFILE writes it ("core.polls",
+ * "udp_acks_sent", "udp_data_sent"; docs/api.md and docs/transports.md list
+ * them): 1 and *value, or 0 when this node has no counter of that name.
+ * For benchmarks and tests, not hot paths: each call formats every counter.
+ * Legal after gasnet_attach, in handlers too. */
+extern int gasnetc_stat_get(const char *name, uint64_t *value);
+
 /* ---- spec 2.2: job environment queries -------------------------------- */
 extern gasnet_node_t gasnet_mynode(void);
 extern gasnet_node_t gasnet_nodes(void);

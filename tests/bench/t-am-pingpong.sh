@@ -1,7 +1,7 @@
 #!/bin/bash
 # t-am-pingpong.sh - the core AM benchmark (am_pingpong, 2 ranks) without and
 # with 10% injected loss. Passes when both runs complete; prints the goals
-# (Short AM round trip <= 1.3x the raw UDP one; with GASNET_UDP_DROP=0.1 the
+# (Short AM round trip <= 1.15x the raw UDP one, issue 15; with GASNET_UDP_DROP=0.1 the
 # mean Short round trip within 5x the loss-free one) with the measured values,
 # which on a shared machine are noisy: goals are reported, not enforced.
 # Both over UDP (the shared-memory bypass off: the ranks share a host); then
@@ -22,8 +22,8 @@ rm_=$(echo "$clean" | awk '/^raw UDP/ {print $7}')
 l=$(echo "$lossy" | awk '/^AM Short 0 args/ {print $5}')
 awk -v c="$c" -v cm="$cm" -v r="$r" -v rm="$rm_" -v l="$l" 'BEGIN {
   if (c == "" || l == "") exit;
-  printf "goal 1: Short AM mean %.2f us / raw mean %.2f us = %.2fx (median %.2f / %.2f = %.2fx), goal <= 1.3x: %s\n",
-         c, r, c / r, cm, rm, cm / rm, (c / r <= 1.3) ? "met" : "not met";
+  printf "goal 1: Short AM mean %.2f us / raw mean %.2f us = %.2fx (median %.2f / %.2f = %.2fx), goal <= 1.15x: %s\n",
+         c, r, c / r, cm, rm, cm / rm, (cm / rm <= 1.15) ? "met" : "not met";
   printf "goal 2: Short AM mean with 10%% loss %.2f us / loss-free %.2f us = %.2fx, goal <= 5x: %s\n",
          l, c, l / c, (l / c <= 5) ? "met" : "not met" }'
 echo "exit codes: clean $rc1, with loss $rc2 (expected 0 and 0)"

@@ -161,6 +161,19 @@ int main(int argc, char **argv) {
                     __atomic_load_n(&replies_medium, __ATOMIC_RELAXED) == sent_medium);
   printf("node %u: %d Short, %d Medium, %d Long/LongAsync round trips with all %u nodes "
          "(self included) verified\n", (unsigned)me, sent_short, sent_medium, sent_long, (unsigned)n);
+  /* This node's counters at run time (gasnet.h): what GASNET_STATSFILE would say. */
+  uint64_t reqs = 0, none = 7;
+  int sent = sent_short + sent_medium + sent_long;
+  T_EXPECT(gasnetc_stat_get("core.requests_sent", &reqs) == 1 && reqs >= (uint64_t)sent,
+           "gasnetc_stat_get(\"core.requests_sent\") = %llu, expected at least the %d sent here",
+           (unsigned long long)reqs, sent);
+  T_EXPECT(gasnetc_stat_get("core.no_such_counter", &none) == 0 &&
+           gasnetc_stat_get("core.requests", &none) == 0 && none == 7,
+           "gasnetc_stat_get of unknown names: expected 0 and the value untouched (7), got %llu",
+           (unsigned long long)none);
+  if (me == 0)
+    printf("node 0: gasnetc_stat_get: core.requests_sent %llu >= %d sent; unknown names 0\n",
+           (unsigned long long)reqs, sent);
   t_barrier();
   gasnet_hsl_lock(&lock);
   int handled = sum_from_handlers;
