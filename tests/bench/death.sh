@@ -38,7 +38,8 @@ fi
 if [ "$what" != transport ]; then
   marker="bench-death-$$"
   log=$(mktemp)
-  GASNET_UDP_TIMEOUT=$timeout "$run" -n 3 "$texit" stop "$marker" >"$log" 2>&1 &
+  T_EXIT_BOUND=$(awk -v t="$timeout" 'BEGIN { printf "%d", 2 * t + 30 }') \
+    GASNET_UDP_TIMEOUT=$timeout "$run" -n 3 "$texit" stop "$marker" >"$log" 2>&1 &
   job=$!
   # node 2 prints its line after the start-up barrier, then stops itself
   until grep -q '^node 2: pid' "$log" || ! kill -0 $job 2>/dev/null; do sleep 0.01; done

@@ -1,4 +1,7 @@
 #!/bin/bash
+# agg: on off
+# timeout: 200
+# conduits: udp tcp mix
 # t-amstress.sh - the AM stress test (t_amstress: every category, M = 0..16,
 # random payloads up to the maxima, storms between all pairs) on 2, 4 and 8
 # ranks, then on 8 ranks again with injected loss, duplication and
@@ -6,8 +9,6 @@
 # (the traffic is seeded, so the totals are identical). The faulty run is
 # udp only (GASNET_UDP_* fault injection: under mix, on the pairs UDP
 # serves); under tcp it is skipped.
-# timeout: 200
-# conduits: udp tcp mix
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1

@@ -4,6 +4,7 @@
 # and 8 ranks; every node talks to every node, itself included.
 # timeout: 120
 # conduits: udp tcp mix
+# agg: on off
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1

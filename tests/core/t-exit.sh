@@ -3,6 +3,7 @@
 # launcher returns that node's code and no process of the job survives.
 # timeout: 150
 # conduits: udp tcp mix
+# agg: on off
 #   poll     last node exits 42 while the others poll     -> 42
 #   compute  last node exits 42 while the others compute  -> 42 (SIGQUIT)
 #   handler  a request handler calls gasnet_exit(43)       -> 43

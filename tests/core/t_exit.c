@@ -17,7 +17,8 @@
  *            its reply (as in stop) and the others poll: they must name it
  *   wait     every node polls for 30 s: the job is ended from outside
  *            (kill -9 of the launcher, tests/shm/t-shm-end.sh)
- * A node still running after 30 s prints SURVIVED and exits 99.
+ * A node still running after 30 s (T_EXIT_BOUND seconds, for runs whose
+ * timeouts are longer: tests/bench/death.sh) prints SURVIVED and exits 99.
  */
 #include "t_util.h"
 #include <signal.h>
@@ -60,7 +61,9 @@ int main(int argc, char **argv) {
            (unsigned)((me + gasnet_nodes() - 1) % gasnet_nodes()));
     gasnet_exit(0);
   }
-  time_t end = time(NULL) + 30;
+  const char *bound_env = getenv("T_EXIT_BOUND");
+  int bound = bound_env ? atoi(bound_env) : 30;
+  time_t end = time(NULL) + bound;
   volatile unsigned long spin = 0;
   while (time(NULL) < end) {
     if (!strcmp(mode, "compute")) { for (int i = 0; i < 1000000; i++) spin++; continue; }
@@ -72,7 +75,7 @@ int main(int argc, char **argv) {
     }
     gasnet_AMPoll();
   }
-  printf("node %u: SURVIVED 30 s in mode %s\n", (unsigned)me, mode);
+  printf("node %u: SURVIVED %d s in mode %s\n", (unsigned)me, bound, mode);
   fflush(stdout);
   _exit(99);
 }

@@ -6,6 +6,7 @@
 # refuse.
 # timeout: 120
 # conduits: udp tcp
+# agg: on off
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$TOP/tests/ex" || exit 1

@@ -1,4 +1,7 @@
 #!/bin/bash
+# agg: on off
+# timeout: 240
+# conduits: udp tcp
 # t-ex-npam.sh - GASNet-EX negotiated-payload AMs (t_ex_npam: the
 # description's sentences, listed at the top of t_ex_npam.c) on 1, 2 and 4
 # ranks; on 2 ranks the core's requests_sent must count every NPAM request
@@ -6,8 +9,6 @@
 # no queue (tcp), so that GEX_FLAG_IMMEDIATE has something to refuse; then
 # from 4 threads per rank (t_ex_npam_par, GASNET_PAR) on 2 and 4 ranks; then
 # each misuse of t_ex_npam_misuse must end the job naming the call.
-# timeout: 240
-# conduits: udp tcp
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/misuse.sh"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 300
 # conduits: udp tcp
+# agg: on off
 # t-ex-rma.sh - GASNet-EX RMA, events, NBI and gex_Coll_BarrierNB
 # (t_ex_rma: the description's MUST sentences, listed at the top of
 # t_ex_rma.c, and a randomized model check of put/get/NBI of 1 B to 2 MiB)

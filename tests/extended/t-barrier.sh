@@ -3,6 +3,7 @@
 # named / anonymous / mismatch, on 1, 2, 4, 8 ranks; the by-host shapes too.
 # timeout: 150
 # conduits: udp tcp mix
+# agg: on off
 #
 # Every node gets the prescribed result, barriers separate phases, and
 # gasnet_barrier_try returns GASNET_ERR_NOT_READY until every node has

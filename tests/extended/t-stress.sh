@@ -6,6 +6,7 @@
 # reordering, and once built for GASNET_PARSYNC (t_stress_parsync).
 # timeout: 200
 # conduits: udp tcp
+# agg: on off
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1

@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 300
 # conduits: udp tcp
+# bypass: on (what it tests is the start under each launcher and the neighbourhoods it yields; the network path under PMI is tests/pmi/t-netns.sh's)
 # t-launchers.sh - GASNet jobs started by the launchers clusters run, through
 # PMI (docs/launcher.md, "Other launchers"): MPICH's mpiexec (PMI-1 wire),
 # Open MPI's mpirun (PMIx), and a one-node Slurm started by this test
