@@ -22,8 +22,8 @@
  *    window of data: losses among datagrams sent before the last cut are
  *    the same congestion event (NewReno's "recover" point).
  *  - Timeout: a harder cut, to the floor, with ssthresh at half the old
- *    window, so slow start climbs back quickly when it was only a burst.
- *    Undone when the peer's ack says the timeout was spurious (AMUDP_F_LATE:
+ *    window, so slow start climbs back quickly when it was only a burst
+ *    (further timeouts of the same stall leave ssthresh alone). Undone when the peer's ack says the timeout was spurious (AMUDP_F_LATE:
  *    its ack was late, not lost; like Eifel, RFC 3522): a receiver that was
  *    busy says nothing about the network.
  *  - Delay (LEDBAT/Vegas-like, RFC 6817): queueing delay = smoothed RTT -
@@ -45,7 +45,9 @@
  * one queue there is, the receiver's socket buffer, is what the credit
  * window sizes (GASNET_UDP_CC=2 includes them, to measure its cost;
  * GASNET_UDP_CC=0 turns it off). Each cut has a counter (cc_cuts_loss,
- * cc_cuts_delay, cc_cuts_rto); amudp_cc_stats prints the current windows.
+ * cc_cuts_delay, cc_cuts_rto; cc_undos); amudp_cc_stats prints the
+ * current windows. Called with t->lock held, from amudp_reliable.c only
+ * (amudp_cc_init and amudp_cc_stats from amudp.c).
  */
 #include "amudp_internal.h"
 
