@@ -11,33 +11,17 @@
 # senders' congestion counters. GASNET_UDP_CC=0 runs the same without
 # congestion control (compare: tests/bench/incast.sh).
 set -u
-lib=$(cd "$(dirname "$0")/../lib" && pwd)
-. "$lib/sshd.sh"
-. "$lib/netns.sh"
-. "$lib/probe.sh"
-netns_require
-sshd_require
-command -v tc >/dev/null || mh_skip "no tc (iproute2)"
-[ -x "$TOP/tests/amudp/t_incast" ] || mh_fail "tests/amudp/t_incast not built"
+. "$(cd "$(dirname "$0")/../lib" && pwd)/incast.sh"
 RATE_MBIT=${INCAST_RATE_MBIT:-80} BURST=${INCAST_BURST:-16kb} LIMIT=${INCAST_LIMIT:-32kb}
 MIB=${INCAST_MIB:-10}   # per sender: 30 MiB at 80 Mbit/s is ~3 s
-
-netns_setup 3 1 || mh_fail "netns_setup"
-sshd_start -n "$NETNS_A" a "${NETNS_A_ADDRS[@]}" || mh_fail "sshd in A"
-sshd_start -n "$NETNS_B" -p "$SSHD_PORT" b "${NETNS_B_ADDRS[@]}" || mh_fail "sshd in B"
-sshd_check "${NETNS_B_ADDRS[0]}" "$NETNS_A" || mh_fail "ssh from A to B does not work"
+incast_setup
 # the bottleneck: A's egress into the veth (ssh's few bytes share it, as
 # any control traffic would share a switch port)
-tc -n "$NETNS_A" qdisc add dev "$NETNS_VETH_A" root tbf rate "${RATE_MBIT}mbit" burst "$BURST" limit "$LIMIT" ||
-    mh_fail "tc tbf on $NETNS_VETH_A"
-echo "A=${NETNS_A_ADDRS[*]} -> B=${NETNS_B_ADDRS[*]}: tbf rate ${RATE_MBIT}mbit burst $BURST limit $LIMIT"
-unset GASNET_SSH_SERVERS GASNET_SSH_NODEFILE GASNET_CSPAWN_CMD GASNET_SSH_REMOTE_PATH
-JOB_PREFIX=(ip netns exec "$NETNS_A")
-GASNETRUN=$TOP/spawner/gasnetrun_udp
-hl="${NETNS_A_ADDRS[0]},${NETNS_A_ADDRS[1]},${NETNS_A_ADDRS[2]},${NETNS_B_ADDRS[0]}"
+incast_tbf "$RATE_MBIT" "$BURST" "$LIMIT"
+echo "A=${NETNS_A_ADDRS[*]} -> B=$INCAST_B: tbf rate ${RATE_MBIT}mbit burst $BURST limit $LIMIT"
 
 marker="gnt-incast-$$"
-GASNET_STATSFILE=$MH_DIR/stats probe_job 60 incast -n 4 -H "$hl" "$TOP/tests/amudp/t_incast" "$MIB"
+GASNET_STATSFILE=$MH_DIR/stats probe_job 60 incast -n 4 -H "$INCAST_HOSTS" "$TOP/tests/amudp/t_incast" "$MIB"
 sed -n 's/^.*incast: /  incast: /p' "$JOB_OUT"
 tc -n "$NETNS_A" -s qdisc show dev "$NETNS_VETH_A" | sed -n 's/^ *\(Sent .*\)/  tbf: \1/p'
 for r in 0 1 2; do

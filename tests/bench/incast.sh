@@ -15,26 +15,10 @@
 #   INCAST_SETTINGS="RATE_MBIT:BURST:LIMIT ..."  (default below)
 set -u
 export TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-lib=$TOP/tests/lib
-. "$lib/sshd.sh"
-. "$lib/netns.sh"
-. "$lib/probe.sh"
-netns_require
-sshd_require
-command -v tc >/dev/null || mh_skip "no tc (iproute2)"
-[ -x "$TOP/tests/amudp/t_incast" ] || mh_fail "tests/amudp/t_incast not built"
+. "$TOP/tests/lib/incast.sh"
 MIB=${1:-8}
 SETTINGS=${INCAST_SETTINGS:-"50:16kb:32kb 100:16kb:32kb 100:16kb:96kb"}
-
-netns_setup 3 1 || mh_fail "netns_setup"
-sshd_start -n "$NETNS_A" a "${NETNS_A_ADDRS[@]}" || mh_fail "sshd in A"
-sshd_start -n "$NETNS_B" -p "$SSHD_PORT" b "${NETNS_B_ADDRS[@]}" || mh_fail "sshd in B"
-sshd_check "${NETNS_B_ADDRS[0]}" "$NETNS_A" || mh_fail "ssh from A to B does not work"
-unset GASNET_SSH_SERVERS GASNET_SSH_NODEFILE GASNET_CSPAWN_CMD GASNET_SSH_REMOTE_PATH
-JOB_PREFIX=(ip netns exec "$NETNS_A")
-GASNETRUN=$TOP/spawner/gasnetrun_udp
-hl="${NETNS_A_ADDRS[0]},${NETNS_A_ADDRS[1]},${NETNS_A_ADDRS[2]},${NETNS_B_ADDRS[0]}"
-dev=$NETNS_VETH_A
+incast_setup
 echo "incast of 3 ranks into 1, $MIB MiB per sender, 64 KiB Long/Medium requests; $(uptime | sed 's/.*\(load.*\)/\1/')"
 
 # ctr FILE NAME: a counter of a rank's stats file
@@ -42,19 +26,18 @@ ctr() { sed -n "s/^$2 //p" "$1" 2>/dev/null; }
 
 for s in $SETTINGS; do
     IFS=: read -r rate burst limit <<<"$s"
-    tc -n "$NETNS_A" qdisc replace dev "$dev" root tbf rate "${rate}mbit" burst "$burst" limit "$limit" ||
-        mh_fail "tc tbf on $dev"
+    incast_tbf "$rate" "$burst" "$limit"
     echo "tbf rate ${rate}mbit burst $burst limit $limit:"
-    probe_job 60 raw-$rate -n 4 -H "$hl" "$TOP/tests/amudp/t_incast" 0 "${NETNS_B_ADDRS[0]}" "$rate" >/dev/null
+    probe_job 60 raw-$rate -n 4 -H "$INCAST_HOSTS" "$TOP/tests/amudp/t_incast" 0 "$INCAST_B" "$rate" >/dev/null
     usable=$(sed -n 's/^.*incast: raw usable \([0-9.]*\).*/\1/p' "$JOB_OUT")
     echo "  raw paced UDP stream (best of 0.8..1.1x the rate): usable ${usable:-?} Mbit/s" \
          "= $(awk -v u="${usable:-0}" -v r="$rate" 'BEGIN { printf "%.2f", u / r }')x the link"
     for cc in 1 0; do
         rm -f "$MH_DIR"/stats.*
-        d0=$(tc -n "$NETNS_A" -s qdisc show dev "$dev" | sed -n 's/.*dropped \([0-9]*\).*/\1/p')
+        d0=$(incast_drops)
         GASNET_UDP_CC=$cc GASNET_STATSFILE=$MH_DIR/stats probe_job 120 incast-$rate-$cc \
-            -n 4 -H "$hl" "$TOP/tests/amudp/t_incast" "$MIB" >/dev/null
-        d1=$(tc -n "$NETNS_A" -s qdisc show dev "$dev" | sed -n 's/.*dropped \([0-9]*\).*/\1/p')
+            -n 4 -H "$INCAST_HOSTS" "$TOP/tests/amudp/t_incast" "$MIB" >/dev/null
+        d1=$(incast_drops)
         [ "$JOB_RC" = 0 ] || { echo "  GASNET_UDP_CC=$cc: the job failed (exit $JOB_RC)"; probe_show_job; continue; }
         g=$(sed -n 's/^.*incast: goodput \([0-9.]*\) Mbit.*/\1/p' "$JOB_OUT")
         sh=$(sed -n 's/^.*incast: shares \(.*\) (fair.*/\1/p' "$JOB_OUT")
