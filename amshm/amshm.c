@@ -69,6 +69,19 @@
 #define AMSHM_RING_DEFAULT (128u << 10)     /* GASNET_SHM_RING */
 #define AMSHM_RING_MIN (4u << 10)
 #define AMSHM_RING_MAX (64u << 20)
+/* Without GASNET_SHM_RING, the rings of a whole neighbourhood take at most
+ * this much (amshm_ring_fit): they are n^2, every pair's two rings, and a
+ * ring's pages, once touched, stay. 128 KiB rings up to 64 ranks; 256 ranks
+ * on one host would have taken 256 * 255 * 2 * 128 KiB = 16 GiB. */
+#define AMSHM_NBRHD_RINGS ((uint64_t)1 << 30)
+/* With this many neighbours or more (and at most AMSHM_BELL_BITS ranks in
+ * the neighbourhood), a sender rings the receiver's doorbell after it
+ * published (sets its bit in the receiver's page 0), and poll and idle look
+ * at the rings of the peers that rang only: looking at 2 rings of each of
+ * 255 neighbours at every poll (a cache miss each) was a fifth of a
+ * 256-rank job's time (perf, t_amstress). Below it the look costs less
+ * than the sender's atomic OR. */
+#define AMSHM_DOORBELL_PEERS 16
 /* Records per ring per poll: progress stays bounded under a flood. */
 #define AMSHM_POLL_BUDGET 64
 /* A rank that polls without ever sleeping looks at its peers' pidfds every
@@ -84,6 +97,7 @@ typedef struct amshm_blob {
   uint32_t magic, pid;
   int32_t memfd, wakefd; /* in the owner's descriptor table */
   uint32_t ring, nranks;
+  uint32_t ring_auto; /* ring is the default, to be fitted (amshm_ring_fit) */
   uint8_t tag[16];
 } amshm_blob_t;
 _Static_assert(sizeof(amshm_blob_t) <= GASNETC_ADDR_MAX, "the blob fits the exchange");
@@ -109,6 +123,7 @@ typedef struct amshm_rx {
 
 typedef struct amshm_peer {
   uint32_t rank;
+  uint32_t pos;           /* its position in the neighbourhood: its bell bit */
   int wakefd;             /* the peer's wake-up pipe (opened read-write) */
   int pidfd;              /* readable once the peer's process has ended; -1 */
   int dead;               /* exited (reported, or after its BYE) */
@@ -148,7 +163,8 @@ enum {
 
 struct gasnetc_transport {
   gasnetc_transport_config_t cfg;
-  uint32_t ring;          /* our rings' size (GASNET_SHM_RING) */
+  uint32_t ring;          /* our rings' size (GASNET_SHM_RING; fitted at connect) */
+  int ring_auto;          /* GASNET_SHM_RING unset: ring is fitted to the neighbourhood */
   int memfd;
   int wake[2];            /* our wake-up pipe: [0] watched, [1] kept open */
   int watched;
@@ -157,6 +173,11 @@ struct gasnetc_transport {
   uint8_t tag[16];
   amshm_peer_t *peers;    /* the served peers */
   uint32_t npeers;
+  int doorbell;           /* npeers >= AMSHM_DOORBELL_PEERS: the doorbell is rung */
+  uint32_t my_pos;        /* our position in the neighbourhood: our bell bit */
+  uint32_t bell_words;    /* of region->bell in use */
+  amshm_peer_t **by_pos;  /* [position]: the peer whose bit it is (NULL: us) */
+  uint32_t npend;         /* overflow queues holding frames, all peers */
   amshm_peer_t **by_rank; /* [nranks], NULL when not served */
   struct pollfd *pfds;    /* the peers' pidfds, for amshm_check_exits */
   int checking;           /* a thread is in amshm_check_exits or amshm_live_due (PAR) */
@@ -246,6 +267,19 @@ static inline void amshm_rx_release(amshm_peer_t *p, int k) {
 #endif
 }
 
+/* The size of the rings of a rank that asked for `ring` (auto: by default)
+ * in a neighbourhood where each rank has npeers peers: the default shrinks,
+ * by powers of two down to AMSHM_RING_MIN, until the neighbourhood's rings
+ * fit AMSHM_NBRHD_RINGS. Both ends of a pair compute it from the same
+ * numbers (the blob's ring and flag, the neighbourhood's size), so a
+ * sender knows the receiver's ring without asking it. */
+static uint32_t amshm_ring_fit(uint32_t ring, int autosize, uint32_t npeers) {
+  if (!autosize) return ring;
+  uint64_t pairs = (uint64_t)npeers * (npeers + 1);
+  while (ring > AMSHM_RING_MIN && pairs * 2 * ring > AMSHM_NBRHD_RINGS) ring /= 2;
+  return ring;
+}
+
 /* Largest payload in one record: a quarter ring less the record and
  * largest header, so a PAD wastes at most a quarter and a large frame
  * streams while the receiver drains. */
@@ -263,6 +297,8 @@ static void amshm_poke(int fd) {
 
 /* After publishing: wake the receiver if any of its threads sleeps. */
 static void amshm_wake_receiver(gasnetc_transport_t *t, amshm_peer_t *p) {
+  if (t->doorbell)
+    __atomic_fetch_or(&p->rhdr->bell[t->my_pos / 64], 1ull << (t->my_pos % 64), __ATOMIC_RELEASE);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&p->rhdr->sleepers, __ATOMIC_RELAXED)) {
     amshm_poke(p->wakefd);
@@ -329,7 +365,10 @@ static int amshm_flush_locked(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
       AMSHM_COUNT(t, frames_sent, 1);
       AMSHM_COUNT(t, bytes_sent, q->total);
       __atomic_store_n(&p->pend[k], q->next, __ATOMIC_RELAXED);
-      if (!q->next) p->pend_last[k] = NULL;
+      if (!q->next) {
+        p->pend_last[k] = NULL;
+        __atomic_fetch_sub(&t->npend, 1, __ATOMIC_RELAXED);
+      }
       free(q);
       continue;
     }
@@ -361,7 +400,10 @@ static int amshm_keep(gasnetc_transport_t *t, amshm_peer_t *p, int k, const void
   memcpy(q->hdr, hdr, hdrlen);
   if (total > off) memcpy(q->pay, pay + off, total - off);
   if (p->pend_last[k]) p->pend_last[k]->next = q;
-  else __atomic_store_n(&p->pend[k], q, __ATOMIC_RELAXED);
+  else {
+    __atomic_store_n(&p->pend[k], q, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&t->npend, 1, __ATOMIC_RELAXED);
+  }
   p->pend_last[k] = q;
   if (k == AMSHM_REP) AMSHM_COUNT(t, reply_overflow, 1);
   return 0;
@@ -411,10 +453,20 @@ out:
 
 /* ---------------------------------------------------------------- receiving */
 
+/* A drain of p's rings stopped short: ring our own bell for it. */
+static void amshm_bell_again(gasnetc_transport_t *t, amshm_peer_t *p) {
+  if (t->doorbell)
+    __atomic_fetch_or(&t->region->bell[p->pos / 64], 1ull << (p->pos % 64), __ATOMIC_RELAXED);
+}
+
 /* Deliver the records of ring k from peer p, at most AMSHM_POLL_BUDGET. */
 static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
   amshm_ring_t *r = &p->rx[k];
-  if (amshm_ring_empty(r) || !amshm_rx_claim(p, k)) return 0;
+  if (amshm_ring_empty(r)) return 0;
+  if (!amshm_rx_claim(p, k)) { /* another thread drains it; if it stops short, look again */
+    amshm_bell_again(t, p);
+    return 0;
+  }
   const gasnetc_transport_config_t *c = &t->cfg;
   amshm_rx_t *a = &p->asm_[k];
   int n = 0, budget = AMSHM_POLL_BUDGET;
@@ -492,6 +544,7 @@ static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
     amshm_ring_consume(r, rec);
     consumed++;
   }
+  if (budget < 0) amshm_bell_again(t, p); /* maybe more: look again next poll */
   amshm_rx_release(p, k);
   if (consumed) { /* room freed: wake the producer if it waits for it */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -576,6 +629,41 @@ static inline unsigned amshm_poll_count(gasnetc_transport_t *t) {
   return c;
 }
 
+/* Drain both rings of p (replies first) and flush its overflow queues. */
+static int amshm_poll_peer(gasnetc_transport_t *t, amshm_peer_t *p, int drain) {
+  int n = 0;
+  for (int k = AMSHM_REP; k >= AMSHM_REQ; k--) {
+    int d = drain ? amshm_drain(t, p, k) : 0;
+    if (d < 0) return d;
+    n += d;
+    amshm_flush(t, p, k);
+  }
+  return n;
+}
+
+/* With the doorbell: the peers whose bits are set, each bit taken before
+ * its rings are read (a frame published after that rings again). */
+static int amshm_poll_bell(gasnetc_transport_t *t) {
+  int n = 0;
+  for (uint32_t w = 0; w < t->bell_words; w++) {
+    if (!__atomic_load_n(&t->region->bell[w], __ATOMIC_RELAXED)) continue;
+    uint64_t bits = __atomic_exchange_n(&t->region->bell[w], 0, __ATOMIC_ACQUIRE);
+    for (; bits; bits &= bits - 1) {
+      amshm_peer_t *p = t->by_pos[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+      int d = p ? amshm_poll_peer(t, p, 1) : 0;
+      if (d < 0) return d;
+      n += d;
+    }
+  }
+  return n;
+}
+
+static int amshm_bell_rung(gasnetc_transport_t *t) {
+  for (uint32_t w = 0; w < t->bell_words; w++)
+    if (__atomic_load_n(&t->region->bell[w], __ATOMIC_RELAXED)) return 1;
+  return 0;
+}
+
 static int amshm_poll(gasnetc_transport_t *t) {
   if (!t->npeers) return 0;
   if (amshm_asleep) { /* we may have been woken: empty the pipe, look for exits */
@@ -584,8 +672,16 @@ static int amshm_poll(gasnetc_transport_t *t) {
     char buf[64];
     ssize_t got = read(t->wake[0], buf, sizeof buf);
     if (got > 0) AMSHM_COUNT(t, wakes_received, 1);
-    amshm_check_exits(t);
-    amshm_live_due(t, gasneti_now_ns());
+    /* Woken by our pipe, we know why; by anything else (a pidfd, the
+     * network, a deadline), look at the pidfds, a poll() of all of them;
+     * and at most AMSHM_EXIT_CHECK_NS apart in any case (the pidfds stay
+     * readable: a death keeps waking us until seen). */
+    uint64_t now = gasneti_now_ns();
+    if (got <= 0 || now >= __atomic_load_n(&t->next_check, __ATOMIC_RELAXED)) {
+      __atomic_store_n(&t->next_check, now + AMSHM_EXIT_CHECK_NS, __ATOMIC_RELAXED);
+      amshm_check_exits(t);
+    }
+    amshm_live_due(t, now);
   } else if (amshm_poll_count(t) % AMSHM_EXIT_CHECK_POLLS == 0) {
     uint64_t now = gasneti_now_ns();
     amshm_live_due(t, now);
@@ -594,22 +690,20 @@ static int amshm_poll(gasnetc_transport_t *t) {
       amshm_check_exits(t);
     }
   }
-  int n = 0;
-  for (uint32_t i = 0; i < t->npeers; i++) {
-    amshm_peer_t *p = &t->peers[i];
-    for (int k = AMSHM_REP; k >= AMSHM_REQ; k--) {
-      int d = amshm_drain(t, p, k);
-      if (d < 0) return d;
-      n += d;
-      amshm_flush(t, p, k);
-    }
+  int n = 0, bell = t->doorbell;
+  if (bell && (n = amshm_poll_bell(t)) < 0) return n;
+  if (bell && !__atomic_load_n(&t->npend, __ATOMIC_RELAXED)) return n;
+  for (uint32_t i = 0; i < t->npeers; i++) { /* all: no doorbell, or overflow to flush */
+    int d = amshm_poll_peer(t, &t->peers[i], !bell);
+    if (d < 0) return d;
+    n += d;
   }
   return n;
 }
 
 static uint64_t amshm_idle(gasnetc_transport_t *t) {
   if (!t->npeers) return GASNETC_NEVER;
-  for (uint32_t i = 0; i < t->npeers; i++) {
+  for (uint32_t i = 0; i < t->npeers && __atomic_load_n(&t->npend, __ATOMIC_RELAXED); i++) {
     amshm_flush(t, &t->peers[i], AMSHM_REP);
     amshm_flush(t, &t->peers[i], AMSHM_REQ);
   }
@@ -617,7 +711,9 @@ static uint64_t amshm_idle(gasnetc_transport_t *t) {
     amshm_asleep = 1;
     __atomic_fetch_add(&t->region->sleepers, 1, __ATOMIC_SEQ_CST);
   }
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST); /* then the doorbell: amshm_wake_receiver */
+  if (t->doorbell)
+    return amshm_bell_rung(t) ? 0 : __atomic_load_n(&t->live_next_ns, __ATOMIC_RELAXED);
   for (uint32_t i = 0; i < t->npeers; i++)
     for (int k = 0; k < 2; k++)
       if (!amshm_ring_empty(&t->peers[i].rx[k])) return 0; /* arrived meanwhile */
@@ -638,6 +734,8 @@ static int amshm_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
                               AMSHM_RING_MAX);
   t->ring = AMSHM_RING_MIN;
   while (t->ring < ring) t->ring *= 2;
+  const char *set = cfg->getenv ? cfg->getenv("GASNET_SHM_RING") : NULL;
+  t->ring_auto = !set || !*set;
   amshm_tag(cfg->job_key, t->tag);
   int err = 0;
   const char *what = "memfd_create";
@@ -681,6 +779,7 @@ static int amshm_address(gasnetc_transport_t *t, void *blob, size_t *len) {
       .wakefd = t->wake[0],
       .ring = t->ring,
       .nranks = t->cfg.nranks,
+      .ring_auto = (uint32_t)t->ring_auto,
   };
   memcpy(b.tag, t->tag, 16);
   memcpy(blob, &b, sizeof b);
@@ -697,19 +796,20 @@ static void *amshm_map(int fd, uint64_t off, uint64_t len) {
  * wake-up pipe, a pidfd; and its slot in our region. 0 or -errno, *what
  * naming the step (perhaps path, 64 bytes of the caller's). */
 static int amshm_attach_peer(gasnetc_transport_t *t, amshm_peer_t *p, const amshm_blob_t *b,
-                             char path[64], const char **what) {
+                             uint32_t npeers, char path[64], const char **what) {
   int fd = -1, err = 0;
   *what = "a foreign or malformed address";
   if (b->magic != AMSHM_MAGIC || memcmp(b->tag, t->tag, 16) || b->nranks != t->cfg.nranks ||
-      b->ring < AMSHM_RING_MIN || (b->ring & (b->ring - 1)))
+      b->ring < AMSHM_RING_MIN || b->ring > AMSHM_RING_MAX || (b->ring & (b->ring - 1)))
     return -EPROTO;
+  uint32_t ring = amshm_ring_fit(b->ring, b->ring_auto != 0, npeers); /* its rings */
   snprintf(path, 64, "/proc/%u/fd/%d", (unsigned)b->pid, (int)b->memfd);
   *what = path;
   if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0) return -errno;
   *what = "mmap of its region";
-  p->out_len = amshm_slot_size(b->ring);
+  p->out_len = amshm_slot_size(ring);
   p->rhdr = amshm_map(fd, 0, AMSHM_PAGE);
-  p->out = amshm_map(fd, amshm_slot_off(b->ring, t->cfg.myrank), p->out_len);
+  p->out = amshm_map(fd, amshm_slot_off(ring, t->cfg.myrank), p->out_len);
   if (!p->rhdr || !p->out) err = -errno;
   close(fd);
   if (err) return err;
@@ -728,7 +828,7 @@ static int amshm_attach_peer(gasnetc_transport_t *t, amshm_peer_t *p, const amsh
   if (!p->in) return -errno;
   for (int k = 0; k < 2; k++) {
     p->tx[k] = (amshm_ring_t){&p->out->ring[k],
-                              (uint8_t *)p->out + AMSHM_PAGE + (size_t)k * b->ring, b->ring};
+                              (uint8_t *)p->out + AMSHM_PAGE + (size_t)k * ring, ring};
     p->rx[k] = (amshm_ring_t){&p->in->ring[k],
                               (uint8_t *)p->in + AMSHM_PAGE + (size_t)k * t->ring, t->ring};
   }
@@ -748,14 +848,25 @@ static int amshm_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
                          const uint8_t *serves) {
   uint32_t n = t->cfg.nranks, np = 0;
   for (uint32_t r = 0; r < n; r++) np += serves[r] && r != t->cfg.myrank;
+  t->ring = amshm_ring_fit(t->ring, t->ring_auto, np); /* before any slot is mapped */
+  /* Positions in the neighbourhood, the same on every rank of it. */
+  t->doorbell = np >= AMSHM_DOORBELL_PEERS && np < AMSHM_BELL_BITS; /* all of it agrees */
+  t->bell_words = (np + 1 + 63) / 64;
+  t->by_pos = calloc(np + 1, sizeof *t->by_pos);
+  if (!t->by_pos) return -ENOMEM;
+  uint32_t pos = 0;
+  t->region->ring = t->ring;
   t->by_rank = calloc(n, sizeof *t->by_rank);
   t->peers = calloc(np ? np : 1, sizeof *t->peers);
   t->pfds = calloc(np ? np : 1, sizeof *t->pfds);
   if (!t->by_rank || !t->peers || !t->pfds) return -ENOMEM;
   for (uint32_t r = 0; r < n; r++) {
+    if (r == t->cfg.myrank) t->my_pos = pos++;
     if (!serves[r] || r == t->cfg.myrank) continue;
     amshm_peer_t *p = &t->peers[t->npeers];
     p->rank = r;
+    p->pos = pos;
+    t->by_pos[pos++] = p;
     p->wakefd = p->pidfd = -1;
     amshm_rx_lockinit(p);
     t->npeers++; /* from here on close() undoes what attach did */
@@ -763,7 +874,7 @@ static int amshm_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
     memcpy(&b, (const char *)blobs + (size_t)r * stride, sizeof b);
     const char *what = "";
     char path[64];
-    int err = amshm_attach_peer(t, p, &b, path, &what);
+    int err = amshm_attach_peer(t, p, &b, np, path, &what);
     if (err) {
       fprintf(stderr, "amshm: rank %u: cannot share memory with rank %u (pid %u): %s: %s; "
               "GASNET_SUPERNODE_MAXSIZE=1 turns the shared-memory bypass off\n",
@@ -848,6 +959,7 @@ static void amshm_close(gasnetc_transport_t *t) {
   if (t->memfd >= 0) close(t->memfd);
   free(t->peers);
   free(t->by_rank);
+  free(t->by_pos);
   free(t->pfds);
   free(t);
 }

@@ -7,7 +7,8 @@
  * A rank's region (one memfd, never a named file) is
  *
  *   page 0                 amshm_region_t: magic, job tag, ring size, the
- *                          count of this rank's threads asleep
+ *                          count of this rank's threads asleep, the doorbell
+ *                          bits
  *   slot s, s = 0..n-1     at amshm_slot_off(s): what rank s sends here:
  *     one page               amshm_slot_t: the control lines of its two
  *                            rings (requests, replies) and its BYE flag
@@ -84,7 +85,12 @@ typedef struct amshm_region {
   uint8_t pad0[AMSHM_LINE - 32];
   uint32_t sleepers; /* the owner's threads about to sleep (idle .. poll) */
   uint8_t pad1[AMSHM_LINE - 4];
+  /* The doorbell (neighbourhoods of AMSHM_DOORBELL_PEERS or more, amshm.c):
+   * a sender sets the bit of its position in the neighbourhood after it
+   * published; the owner takes a word's bits and looks at those peers only. */
+  _Alignas(AMSHM_LINE) uint64_t bell[];
 } amshm_region_t;
+#define AMSHM_BELL_BITS ((AMSHM_PAGE - sizeof(amshm_region_t)) * 8)
 _Static_assert(sizeof(amshm_region_t) <= AMSHM_PAGE, "the region header fits a page");
 
 static inline uint64_t amshm_slot_size(uint32_t ring) {

@@ -1,8 +1,8 @@
 /*
  * amtcp.c - the TCP transport's ops table (amtcp_ops): open/close, send
  * with its per-peer output queue, the receive path, poll/wait and stats.
- * The mesh of connections is built in amtcp_conn.c; the byte stream is
- * defined in amtcp_wire.h.
+ * Connections are made in amtcp_conn.c (on first use by default); the byte
+ * stream is defined in amtcp_wire.h.
  *
  * Sending: a frame goes out with one sendmsg() (writev) of header, payload
  * and padding, straight to the socket when the peer's output queue is
@@ -27,6 +27,8 @@
 #include "amtcp_internal.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,10 @@ static void amtcp_tunables_read(gasnetc_transport_t *t) {
   else if (pm && !strcmp(pm, "epoll")) u->poll_mode = AMTCP_POLL_EPOLL;
   else if (pm && *pm && strcmp(pm, "auto") && t->cfg.myrank == 0)
     fprintf(stderr, "amtcp: ignoring GASNET_TCP_POLL=%s (want auto, direct or epoll)\n", pm);
+  const char *cm = amtcp_getenv(t, "GASNET_TCP_CONNECT");
+  u->eager = cm && !strcmp(cm, "eager");
+  if (cm && *cm && strcmp(cm, "eager") && strcmp(cm, "lazy") && t->cfg.myrank == 0)
+    fprintf(stderr, "amtcp: ignoring GASNET_TCP_CONNECT=%s (want lazy or eager)\n", cm);
 }
 
 /* ---------------------------------------------------------------- output queue */
@@ -201,22 +207,30 @@ static void q_drop(gasnetc_transport_t *t, amtcp_conn_t *c) {
   c->q_bytes = 0;
 }
 
-/* The connection is finished: closed for traffic either way, its queue
- * dropped. A failure (why != NULL) is owed to the core as peer_dead unless
- * we are closing or the peer said BYE first. Lock held. The fd is closed
- * only in amtcp_close: another thread may be reading it. */
-static void conn_fail(gasnetc_transport_t *t, amtcp_conn_t *c, const char *why) {
-  if (c->state != AMTCP_CONN_UP) return;
+static void direct_update(gasnetc_transport_t *t);
+
+/* The connection is finished (or could not be made): closed for traffic
+ * either way, its queue dropped. A failure (why != NULL) is owed to the
+ * core as peer_dead unless we are closing or the peer said BYE first. Lock
+ * held. The fd is closed only in amtcp_close: another thread may be
+ * reading it. */
+void amtcp_conn_fail(gasnetc_transport_t *t, amtcp_conn_t *c, const char *why) {
+  if (c->state != AMTCP_CONN_UP && c->state != AMTCP_CONN_CONNECTING) return;
+  if (c->state == AMTCP_CONN_UP) {
+    epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    if (t->watched) t->cfg.watch(t->cfg.ctx, c->fd, 0);
+    shutdown(c->fd, SHUT_RDWR);
+    for (uint32_t i = 0; i < t->nlive; i++)
+      if (t->live[i] == c->rank) {
+        t->live[i] = t->live[--t->nlive];
+        break;
+      }
+  } else {
+    __atomic_add_fetch(&t->nsettled, 1, __ATOMIC_RELAXED);
+  }
   c->state = AMTCP_CONN_GONE;
-  epoll_ctl(t->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-  if (t->watched) t->cfg.watch(t->cfg.ctx, c->fd, 0);
-  shutdown(c->fd, SHUT_RDWR);
   q_drop(t, c);
-  for (uint32_t i = 0; i < t->nlive; i++)
-    if (t->live[i] == c->rank) {
-      t->live[i] = t->live[--t->nlive];
-      break;
-    }
+  direct_update(t);
   if (why && !t->closing && !c->bye_rcvd && !c->dead) { /* dead: amtcp_live.c said so */
     c->dead = 1;
     c->dead_why = why;
@@ -254,7 +268,7 @@ static void conn_flush(gasnetc_transport_t *t, amtcp_conn_t *c) {
     AMTCP_COUNT(t, sendmsg_calls, 1);
     if (k < 0) {
       if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) conn_fail(t, c, errno_why(errno));
+      if (errno != EAGAIN && errno != EWOULDBLOCK) amtcp_conn_fail(t, c, errno_why(errno));
       return;
     }
     size_t wrote = (size_t)k;
@@ -276,6 +290,51 @@ static void conn_flush(gasnetc_transport_t *t, amtcp_conn_t *c) {
     }
     if (wrote < want) return; /* kernel buffer full */
   }
+}
+
+/* A handshake is done (amtcp_conn.c): fd carries c's frames from now on,
+ * starting with those queued meanwhile. Lock held. */
+int amtcp_conn_ready(gasnetc_transport_t *t, uint32_t rank, int fd) {
+  amtcp_conn_t *c = &t->conns[rank];
+  if (c->state == AMTCP_CONN_NONE || c->state == AMTCP_CONN_CONNECTING)
+    __atomic_add_fetch(&t->nsettled, 1, __ATOMIC_RELAXED);
+  c->fd = fd;
+  c->state = AMTCP_CONN_UP;
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  struct epoll_event ev = {.events = EPOLLIN, .data.u32 = rank};
+  if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) return -errno;
+  int rc = t->watched ? t->cfg.watch(t->cfg.ctx, fd, EPOLLIN) : 0;
+  if (rc != 0) return rc;
+  t->live[t->nlive++] = rank;
+  AMTCP_COUNT(t, conns_up, 1);
+  uint64_t now = gasneti_now_ns(); /* liveness watches it from now (amtcp_live.c) */
+  c->live_rx_seen = c->live_rx;
+  c->live_quiet_ns = now;
+  memset(&c->live, 0, sizeof c->live);
+  if (t->closing) { /* made while we close: say BYE at once */
+    unsigned char bye[AMTCP_FRAME_HDR];
+    amtcp_frame_t f = {.type = AMTCP_T_BYE};
+    amtcp_wire_frame_encode(bye, &f);
+    q_copy(t, c, bye, sizeof bye);
+  }
+  if (c->q_head) { /* frames queued while connecting: the core's wait must see it writable */
+    conn_flush(t, c);
+    if (c->q_head && !c->out_dirty) {
+      c->out_dirty = 1;
+      t->dirty[t->ndirty++] = c->rank;
+    }
+  }
+  direct_update(t);
+  return 0;
+}
+
+/* poll reads the connections directly (GASNET_TCP_POLL=direct, or auto and
+ * at most AMTCP_DIRECT_MAX up). Lock held. */
+static void direct_update(gasnetc_transport_t *t) {
+  int d = t->tun.poll_mode == AMTCP_POLL_DIRECT ||
+          (t->tun.poll_mode == AMTCP_POLL_AUTO && t->nlive <= AMTCP_DIRECT_MAX);
+  __atomic_store_n(&t->direct, d, __ATOMIC_RELAXED);
 }
 
 static void flush_all(gasnetc_transport_t *t) {
@@ -477,7 +536,7 @@ static int rx_conn(gasnetc_transport_t *t, amtcp_conn_t *c) {
               "(%s: type %u, hdrlen %u, paylen %u)\n", t->cfg.myrank, c->rank,
               amtcp_bad_name((amtcp_bad_t)bad), badf.type, badf.hdrlen, badf.paylen);
     }
-    conn_fail(t, c, fail);
+    amtcp_conn_fail(t, c, fail);
   }
   AMTCP_UNLOCK(t);
   return n;
@@ -511,15 +570,57 @@ static void report_dead(gasnetc_transport_t *t) {
   }
 }
 
+/* Connections still to be made, or being made: the listener and pending
+ * connections need epoll's eye even when poll reads the peers directly. */
+static int unsettled(gasnetc_transport_t *t) {
+  return __atomic_load_n(&t->npend, __ATOMIC_RELAXED) ||
+         __atomic_load_n(&t->nsettled, __ATOMIC_RELAXED) < t->nserve;
+}
+
+/* What epoll reports: connections with data (unless read directly), the
+ * listener, pending connections. Frames delivered. */
+static int epoll_phase(gasnetc_transport_t *t, int direct) {
+  struct epoll_event ev[AMTCP_EVENTS];
+  int n = 0, k = epoll_wait(t->epfd, ev, AMTCP_EVENTS, 0);
+  AMTCP_LOCK(t);
+  AMTCP_COUNT(t, epoll_polls, 1);
+  AMTCP_UNLOCK(t);
+  for (int i = 0; i < k; i++) {
+    uint32_t id = ev[i].data.u32;
+    if (id == AMTCP_LISTEN_ID) {
+      amtcp_accept(t);
+    } else if (id & AMTCP_PEND_TAG) {
+      AMTCP_LOCK(t);
+      amtcp_pend_event(t, id & ~AMTCP_PEND_TAG, ev[i].events);
+      AMTCP_UNLOCK(t);
+    } else if (!direct) {
+      n += rx_conn(t, &t->conns[id]);
+    }
+  }
+  return n;
+}
+
+/* Retries and deadlines of the connections being made, when due. */
+static uint64_t pend_due(gasnetc_transport_t *t, uint64_t now) {
+  uint64_t next = __atomic_load_n(&t->pend_next_ns, __ATOMIC_RELAXED);
+  if (!__atomic_load_n(&t->npend, __ATOMIC_RELAXED)) return GASNETC_NEVER;
+  if (now < next) return next;
+  AMTCP_LOCK(t);
+  next = amtcp_pend_timers(t, now);
+  AMTCP_UNLOCK(t);
+  return next;
+}
+
 /* The progress engine, in phases: (1) read and deliver: each live peer
  * directly (few peers) or those epoll reports, at most AMTCP_EVENTS, one
- * read each, so a flood cannot starve the caller; (2) now and then, a look
- * at the listener (direct mode); (3) flush output queues; (4) tell the core
+ * read each, so a flood cannot starve the caller; (2) the listener and
+ * the connections being made: through epoll while there are any, else now
+ * and then (direct mode); (3) flush output queues; (4) tell the core
  * about dead peers. */
 static int amtcp_progress(gasnetc_transport_t *t) {
   if (!t->connected) return 0;
-  int n = 0;
-  if (t->direct) {
+  int n = 0, direct = __atomic_load_n(&t->direct, __ATOMIC_RELAXED);
+  if (direct) {
     /* (a connection failing meanwhile may make this skip one: harmless) */
     for (uint32_t i = 0;; i++) {
       AMTCP_LOCK(t);
@@ -530,17 +631,11 @@ static int amtcp_progress(gasnetc_transport_t *t) {
       n += rx_conn(t, &t->conns[r]);
     }
     if (__atomic_add_fetch(&t->npolls, 1, __ATOMIC_RELAXED) % AMTCP_LISTEN_EVERY == 0)
-      amtcp_late_accept(t);
-  } else {
-    struct epoll_event ev[AMTCP_EVENTS];
-    int k = epoll_wait(t->epfd, ev, AMTCP_EVENTS, 0);
-    AMTCP_LOCK(t);
-    AMTCP_COUNT(t, epoll_polls, 1);
-    AMTCP_UNLOCK(t);
-    for (int i = 0; i < k; i++) {
-      if (ev[i].data.u32 == AMTCP_LISTEN_ID) amtcp_late_accept(t);
-      else n += rx_conn(t, &t->conns[ev[i].data.u32]);
-    }
+      amtcp_accept(t);
+  }
+  if (!direct || unsettled(t)) {
+    n += epoll_phase(t, direct);
+    pend_due(t, gasneti_now_ns());
   }
   if (busy_get(t)) flush_all(t);
   if (__atomic_load_n(&t->done, __ATOMIC_RELAXED)) done_run(t);
@@ -566,11 +661,13 @@ static uint64_t amtcp_idle(gasnetc_transport_t *t) {
   /* Direct mode reads no epoll events, so a stranger on the listener
    * (which wakes the core's wait) is looked at before a sleep, at most
    * every AMTCP_LISTEN_NS: an accept4 per sleep would tax every wakeup. */
-  if (t->direct && now - __atomic_load_n(&t->listen_ns, __ATOMIC_RELAXED) >= AMTCP_LISTEN_NS) {
+  if (__atomic_load_n(&t->direct, __ATOMIC_RELAXED) &&
+      now - __atomic_load_n(&t->listen_ns, __ATOMIC_RELAXED) >= AMTCP_LISTEN_NS) {
     __atomic_store_n(&t->listen_ns, now, __ATOMIC_RELAXED);
-    amtcp_late_accept(t);
+    amtcp_accept(t);
   }
-  uint64_t dl = amtcp_live_due(t, now);
+  uint64_t dl = amtcp_live_due(t, now), pd = pend_due(t, now);
+  if (pd < dl) dl = pd;
   AMTCP_LOCK(t);
   conn_arm_all(t);
   if (t->dead_unreported)
@@ -626,7 +723,12 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
   size_t total = headlen + paylen + iov[2].iov_len;
 
   AMTCP_LOCK(t);
-  if (!is_reply && c->q_bytes > t->tun.queue_max && c->state == AMTCP_CONN_UP) {
+  if (c->state == AMTCP_CONN_NONE && amtcp_conn_start(t, c) != 0) { /* first use */
+    AMTCP_UNLOCK(t);
+    return -ENOMEM;
+  }
+  int making = c->state == AMTCP_CONN_CONNECTING; /* frames queue meanwhile */
+  if (!is_reply && c->q_bytes > t->tun.queue_max && (c->state == AMTCP_CONN_UP || making)) {
     /* The queue's bound: the caller makes progress (which flushes) and
      * tries again. */
     AMTCP_COUNT(t, send_blocked, 1);
@@ -634,7 +736,7 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
     return -EAGAIN;
   }
   int rc = 0;
-  if (c->state != AMTCP_CONN_UP || c->bye_rcvd) {
+  if ((c->state != AMTCP_CONN_UP && !making) || c->bye_rcvd) {
     rc = gone_rc(t, c);
     AMTCP_UNLOCK(t);
     return rc;
@@ -642,14 +744,14 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
   AMTCP_COUNT(t, frames_sent, 1);
   AMTCP_COUNT(t, bytes_sent, total);
   size_t done = 0;
-  if (!c->q_head) { /* the common case: straight to the socket */
+  if (!c->q_head && !making) { /* the common case: straight to the socket */
     struct msghdr mh = {.msg_iov = iov, .msg_iovlen = iov[2].iov_len ? 3 : 2};
     ssize_t k;
     do k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
     while (k < 0 && errno == EINTR);
     AMTCP_COUNT(t, sendmsg_calls, 1);
     if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-      conn_fail(t, c, errno_why(errno));
+      amtcp_conn_fail(t, c, errno_why(errno));
       rc = gone_rc(t, c);
       AMTCP_UNLOCK(t);
       return rc;
@@ -683,9 +785,9 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
     if (rc) { /* out of memory mid-frame: the stream is broken */
       fprintf(stderr, "amtcp: rank %u: out of memory queueing a frame for rank %u\n",
               t->cfg.myrank, dest);
-      conn_fail(t, c, "out of memory on the sender");
+      amtcp_conn_fail(t, c, "out of memory on the sender");
       rc = -ENOMEM;
-    } else {
+    } else if (!making) {
       conn_flush(t, c);
     }
   }
@@ -762,12 +864,12 @@ static int amtcp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
     t->conns[r].fd = -1;
     t->serves[r] = serves[r] && r != t->cfg.myrank;
   }
-  uint64_t t0 = gasneti_now_ns();
-  int rc = amtcp_mesh(t, blobs, stride);
+  int rc = amtcp_peers(t, blobs, stride);
   if (rc != 0) return rc;
+  uint64_t t0 = gasneti_now_ns();
+  if (t->tun.eager && (rc = amtcp_mesh(t)) != 0) return rc;
   t->mesh_ns = gasneti_now_ns() - t0;
-  t->direct = t->tun.poll_mode == AMTCP_POLL_DIRECT ||
-              (t->tun.poll_mode == AMTCP_POLL_AUTO && t->nlive <= AMTCP_DIRECT_MAX);
+  direct_update(t);
   amtcp_live_start(t, gasneti_now_ns());
   t->connected = 1;
   return 0;
@@ -802,7 +904,7 @@ static void amtcp_stats(gasnetc_transport_t *t, FILE *out) {
 static void amtcp_close(gasnetc_transport_t *t) {
   if (!t) return;
   if (t->connected) {
-    amtcp_late_accept(t); /* strangers not seen yet are reported at the latest now */
+    amtcp_accept(t); /* strangers not seen yet are reported at the latest now */
     AMTCP_LOCK(t);
     __atomic_store_n(&t->closing, 1, __ATOMIC_RELAXED);
     unsigned char bye[AMTCP_FRAME_HDR];
@@ -821,9 +923,10 @@ static void amtcp_close(gasnetc_transport_t *t) {
     end = gasneti_now_ns() + AMTCP_CLOSE_DRAIN_NS;
     while (t->nlive && gasneti_now_ns() < end) amtcp_close_wait(t, 1);
   }
+  amtcp_pend_close_all(t);
   for (uint32_t r = 0; t->conns && r < t->cfg.nranks; r++) {
     amtcp_conn_t *c = &t->conns[r];
-    conn_fail(t, c, NULL);
+    amtcp_conn_fail(t, c, NULL);
     if (c->fd >= 0) close(c->fd);
     if (c->big_owned) free(c->big);
     free(c->rbuf);

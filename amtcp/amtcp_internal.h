@@ -4,8 +4,9 @@
  *
  *   amtcp.c        ops table: open/close, send and the per-peer output
  *                  queue, the receive path, poll/wait, stats, tunables
- *   amtcp_conn.c   the listening socket, address blobs, the connection mesh
- *                  built in connect() with its handshake, late connections
+ *   amtcp_conn.c   the listening socket, address blobs, making connections:
+ *                  on first use (or all at connect), the handshake, the
+ *                  tie-break of two ranks connecting to each other at once
  *   amtcp_live.c   liveness: a silent peer is probed, a stopped one is dead
  *   amtcp_wire.h   the byte stream format
  *
@@ -69,9 +70,10 @@
   X(frames_sent) X(frames_delivered) X(bytes_sent) X(bytes_received)        \
   X(sendmsg_calls) X(partial_writes) X(frames_queued) X(bytes_queued)       \
   X(zcopy_waits) X(send_blocked) X(recv_calls) X(frames_placed)            \
-  X(big_buffers) X(bad_frames) X(bad_hellos) X(late_connections)          \
+  X(big_buffers) X(bad_frames) X(bad_hellos)                              \
   X(byes_received) X(dropped_to_gone) X(peers_dead) X(discarded_closing)   \
-  X(epoll_polls) X(direct_polls)
+  X(epoll_polls) X(direct_polls) X(connects) X(accepts) X(conns_up)     \
+  X(connect_races) X(connect_retries)
 
 enum {
 #define AMTCP_X_ENUM(name) AMTCP_C_##name,
@@ -96,6 +98,7 @@ typedef struct amtcp_chunk {
 
 typedef enum {
   AMTCP_CONN_NONE = 0,      /* not connected (yet) */
+  AMTCP_CONN_CONNECTING,    /* our attempt is under way: frames queue */
   AMTCP_CONN_UP,            /* handshake done: frames flow */
   AMTCP_CONN_GONE,          /* closed: peer said BYE, died, or we are closing */
 } amtcp_conn_state_t;
@@ -112,6 +115,7 @@ typedef struct amtcp_conn {
   uint8_t out_dirty;        /* listed in t->dirty: out_armed may be stale */
   const char *dead_why;
   uint64_t dead_ns;         /* when it failed (reported after a grace) */
+  uint64_t connect_ns;      /* CONNECTING: when our first attempt started */
   struct sockaddr_storage addr; /* the peer's advertised listening address */
   socklen_t addrlen;
   /* output queue */
@@ -140,12 +144,33 @@ typedef struct amtcp_tun {
   int sockbuf;              /* SO_SNDBUF/SO_RCVBUF asked, 0 = kernel autotuning */
   int sockbuf_force;        /* set with SO_*BUFFORCE (past net.core.*mem_max) */
   double connect_timeout_s;
+  int eager;                /* GASNET_TCP_CONNECT=eager: every connection at connect() */
   size_t queue_max;         /* queued bytes per peer before requests block */
   int poll_mode;            /* AMTCP_POLL_* */
   uint64_t timeout_ns;      /* GASNET_TCP_TIMEOUT; 0: never */
 } amtcp_tun_t;
 
 enum { AMTCP_POLL_AUTO = 0, AMTCP_POLL_DIRECT = 1, AMTCP_POLL_EPOLL = 2 };
+
+/* A connection being made (amtcp_conn.c): our attempt to reach `rank`
+ * (RETRY, CONNECTING, WELCOME), or an accepted one whose HELLO we await
+ * (HELLO; rank UINT32_MAX). Its fd is in epfd tagged AMTCP_PEND_TAG | slot. */
+typedef enum { PEND_FREE = 0, PEND_RETRY, PEND_CONNECTING, PEND_WELCOME, PEND_HELLO } amtcp_phase_t;
+
+typedef struct amtcp_pend {
+  int fd;
+  uint32_t rank;
+  amtcp_phase_t phase;
+  uint32_t events;          /* what epfd and the core's wait watch on fd (0: nothing) */
+  int err;                  /* why the last attempt failed (errno; 0: no WELCOME) */
+  uint64_t retry_ns;        /* RETRY: when to try again */
+  uint64_t end_ns;          /* give up then */
+  size_t got;
+  unsigned char rec[AMTCP_SHAKE_LEN];
+  struct sockaddr_storage from;
+} amtcp_pend_t;
+
+#define AMTCP_PEND_TAG 0x80000000u /* epoll tag of a pending connection (| slot) */
 
 struct gasnetc_transport {
   gasnetc_transport_config_t cfg;
@@ -169,6 +194,13 @@ struct gasnetc_transport {
   amtcp_conn_t *conns;      /* [nranks]; conns[myrank] unused */
   uint32_t *live;           /* ranks of the connections that are up, nlive of them */
   uint32_t nlive;
+  uint32_t nserve;          /* peers served */
+  uint32_t nsettled;        /* served peers UP or GONE (atomic): none left to connect */
+  amtcp_pend_t *pend;       /* [npend_cap] connections being made */
+  uint32_t npend_cap, npend; /* npend: slots in use (atomic) */
+  uint32_t nacc;            /* of which accepted ones (bounded: strangers cannot
+                               take the slots our own attempts need) */
+  uint64_t pend_next_ns;    /* next retry or deadline of a pending one (atomic) */
   uint32_t dead_unreported;  /* atomic */
   amtcp_chunk_t *chunk_free; /* one spare AMTCP_CHUNK chunk */
   uint64_t live_next_ns;    /* when the liveness timer runs next (atomic) */
@@ -191,14 +223,23 @@ int amtcp_rx_parse(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, i
                    amtcp_frame_t *badf, int *bye, size_t io[4]);
 int amtcp_rx_big_done(gasnetc_transport_t *t, amtcp_conn_t *c);
 
+/* amtcp.c: a connection is made (the handshake done) / failed. Lock held. */
+int amtcp_conn_ready(gasnetc_transport_t *t, uint32_t rank, int fd);
+void amtcp_conn_fail(gasnetc_transport_t *t, amtcp_conn_t *c, const char *why);
+
 /* amtcp_conn.c */
 int amtcp_listen(gasnetc_transport_t *t);                 /* at open */
 int amtcp_address(gasnetc_transport_t *t, void *blob, size_t *len);
-int amtcp_mesh(gasnetc_transport_t *t, const void *blobs, size_t stride);
-void amtcp_late_accept(gasnetc_transport_t *t);           /* lock NOT held */
+int amtcp_peers(gasnetc_transport_t *t, const void *blobs, size_t stride); /* at connect */
+int amtcp_mesh(gasnetc_transport_t *t);                   /* eager: all, at connect */
+int amtcp_conn_start(gasnetc_transport_t *t, amtcp_conn_t *c); /* first use; lock held */
+void amtcp_accept(gasnetc_transport_t *t);                /* lock NOT held */
+void amtcp_pend_event(gasnetc_transport_t *t, uint32_t slot, unsigned events); /* lock held */
+uint64_t amtcp_pend_timers(gasnetc_transport_t *t, uint64_t now); /* lock held */
+void amtcp_pend_close_all(gasnetc_transport_t *t);       /* at close */
 void amtcp_sock_tune(gasnetc_transport_t *t, int fd);     /* buffers before connect */
 /* Handshake records (amtcp_wire.h) with their MAC: make one of `type` from
- * us to dst; check a received one (src == want_src, or src < myrank when
+ * us to dst; check a received one (src == want_src, or any other rank when
  * want_src is UINT32_MAX; dst us; MAC). */
 void amtcp_shake_make(gasnetc_transport_t *t, unsigned char *rec, uint8_t type, uint32_t dst);
 amtcp_bad_t amtcp_shake_check(gasnetc_transport_t *t, const unsigned char *rec, uint8_t type,

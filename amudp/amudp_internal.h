@@ -285,6 +285,8 @@ struct gasnetc_transport {
   uint32_t queued;            /* pkts waiting for a window, all peers */
   uint32_t nfl;               /* datagrams in flight (unacked), all peers */
   uint64_t fl_since_ns;       /* since then nfl > 0 and no ack made progress */
+  uint64_t ens_srtt_ns, ens_rttvar_ns; /* every peer's RTT samples together: the
+                                 start of a new peer's RTO (amudp_reliable.c, peer_rto) */
   struct sockaddr_storage self;
   socklen_t selflen;
   int rcvbuf_got, sndbuf_got;

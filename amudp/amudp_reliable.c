@@ -170,9 +170,22 @@ static uint64_t sack_bits(const amudp_peer_t *p) {
   return r ? (p->rcv_ring >> r) | (p->rcv_ring << (64 - r)) : p->rcv_ring;
 }
 
+/* A peer's RTO. Until the peer has RTT samples of its own: the ensemble's
+ * (all peers' samples together, RFC 2140 section 2.2) when that is longer
+ * than rto_init. In a large job a rank exchanges only a few datagrams with
+ * each peer, and on a crowded host the round trip is scheduling-bound (256
+ * ranks on 2 cores: tens of ms): from a fixed 5 ms start, nearly every
+ * first datagram to every peer timed out and was resent (tests/core
+ * t-scale.sh: 685k spurious retransmissions for 563k frames). */
+static uint64_t peer_rto(const gasnetc_transport_t *t, const amudp_peer_t *p) {
+  if (p->srtt_ns || !t->ens_srtt_ns) return p->rto_ns;
+  uint64_t e = t->ens_srtt_ns + 4 * t->ens_rttvar_ns;
+  return min_u64(e > p->rto_ns ? e : p->rto_ns, t->tun.rto_max_ns);
+}
+
 /* The peer's RTO, doubled per timeout since it last acked anything. */
 static uint64_t rto_backed_off(const gasnetc_transport_t *t, const amudp_peer_t *p) {
-  return min_u64(p->rto_ns << (p->backoff < 20 ? p->backoff : 20), t->tun.rto_max_ns);
+  return min_u64(peer_rto(t, p) << (p->backoff < 20 ? p->backoff : 20), t->tun.rto_max_ns);
 }
 
 /* Our ack for p is on its way (alone or riding on DATA). */
@@ -185,15 +198,21 @@ static void ack_sent(gasnetc_transport_t *t, amudp_peer_t *p) {
   p->ack_sent_next = p->rcv_next;
 }
 
-static void rtt_sample(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t r) {
-  if (!p->srtt_ns) {
-    p->srtt_ns = r;
-    p->rttvar_ns = r / 2;
+/* RFC 6298 section 2: SRTT and RTTVAR from a new sample r. */
+static void rtt_smooth(uint64_t *srtt, uint64_t *rttvar, uint64_t r) {
+  if (!*srtt) {
+    *srtt = r;
+    *rttvar = r / 2;
   } else {
-    uint64_t diff = p->srtt_ns > r ? p->srtt_ns - r : r - p->srtt_ns;
-    p->rttvar_ns = (3 * p->rttvar_ns + diff) / 4;
-    p->srtt_ns = (7 * p->srtt_ns + r) / 8;
+    uint64_t diff = *srtt > r ? *srtt - r : r - *srtt;
+    *rttvar = (3 * *rttvar + diff) / 4;
+    *srtt = (7 * *srtt + r) / 8;
   }
+}
+
+static void rtt_sample(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t r) {
+  rtt_smooth(&p->srtt_ns, &p->rttvar_ns, r);
+  rtt_smooth(&t->ens_srtt_ns, &t->ens_rttvar_ns, r);
   uint64_t rto = p->srtt_ns + 4 * p->rttvar_ns;
   if (rto < t->tun.rto_min_ns) rto = t->tun.rto_min_ns;
   p->rto_ns = min_u64(rto, t->tun.rto_max_ns);
@@ -609,7 +628,7 @@ void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
       uint64_t later = now + rto_backed_off(t, p);
       for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next) {
         if (pkt == old) continue;
-        if (pkt->tx_ns <= now && now - pkt->tx_ns >= p->rto_ns) pkt->lost = 1;
+        if (pkt->tx_ns <= now && now - pkt->tx_ns >= peer_rto(t, p)) pkt->lost = 1;
         if (pkt->due_ns < later) pkt->due_ns = later;
       }
       old->lost = 0;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -227,6 +228,15 @@ int spawn_proc_ranks(spawn_node_t *n)
   return 0;
 fail:
   memset(&t, 0, sizeof t);
+  if (errno == EMFILE || errno == ENFILE) { /* say what the job needs (docs/launcher.md) */
+    struct rlimit rl = {0, 0};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    spawn_node_fail(n, "host %s: cannot start ranks: %s (the launcher holds 3 descriptors per "
+                    "rank of its host: %u ranks need about %u, the limit is %llu; raise the hard "
+                    "limit, ulimit -Hn, or use fewer ranks per host)", n->host, strerror(errno),
+                    (unsigned)c->n, 3u * (unsigned)c->n + 16u, (unsigned long long)rl.rlim_cur);
+    return 0;
+  }
   spawn_node_fail(n, "host %s: cannot start ranks: %s", n->host, strerror(errno));
   return 0;
 }

@@ -3,7 +3,8 @@
 # no use of uninitialised memory (incl. in bytes written to sockets): all-to-all
 # Mediums and Longs, then 1 MiB Longs both ways with 16 KiB socket buffers
 # (queued and partial writes, in-place reads); then the transport alone
-# (t_amtcp_forge: a malformed frame; a rank that never answers) also with
+# (t_amtcp_forge: a malformed frame; a rank that never answers the
+# handshake of a connection made on first use) also with
 # no definite or indirect leak after close.
 # Skipped with a message when valgrind is not installed.
 # timeout: 240
@@ -26,6 +27,6 @@ run "a2a" "$TOP/spawner/gasnetrun_tcp" -n 2 $vg ./t_amtcp_traffic a2a 2
 run "both, 16 KiB buffers" env GASNET_TCP_SOCKBUF=16384 "$TOP/spawner/gasnetrun_tcp" -n 2 $vg ./t_amtcp_traffic both 6
 vgl="$vg --leak-check=full --errors-for-leak-kinds=definite,indirect --trace-children=yes"
 run "forge badframe" $vgl ./t_amtcp_forge badframe
-run "forge noshow" env GASNET_TCP_CONNECT_TIMEOUT=1 $vgl ./t_amtcp_forge noshow
+run "forge noshow" env GASNET_TCP_TIMEOUT=1 $vgl ./t_amtcp_forge noshow
 [ $fails = 0 ] && echo "t-memcheck: all passed"
 exit $fails

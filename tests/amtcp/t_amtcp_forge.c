@@ -14,8 +14,15 @@
  *              the connection end and reports peer_dead(1, ...). Nobody crashes.
  *   noshow     rank 1 never calls connect (its kernel still completes TCP
  *              handshakes, but nobody answers HELLO): with
- *              GASNET_TCP_CONNECT_TIMEOUT=1 rank 0's connect fails after
- *              about 1 s with a message naming rank 1.
+ *              GASNET_TCP_CONNECT_TIMEOUT=1 and GASNET_TCP_CONNECT=eager
+ *              rank 0's connect fails after about 1 s with a message naming
+ *              rank 1; connecting on first use (lazy), rank 0's connect
+ *              succeeds, and a frame sent to rank 1 ends, with
+ *              GASNET_TCP_TIMEOUT=1 (no liveness service here: silence is
+ *              death), in peer_dead(1, "no answer for 1 s: dead or stopped").
+ *   unreach    rank 1 closes its endpoint (its listener) at once: a frame
+ *              rank 0 sends it ends in peer_dead(1, "unreachable:
+ *              connection refused") after GASNET_TCP_CONNECT_TIMEOUT.
  * Each rank prints what it expected and got; exit 0 when all matched.
  */
 #define _GNU_SOURCE 1
@@ -71,6 +78,19 @@ static double now_s(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Rank 0, connected lazily: a frame for rank 1, which cannot be reached
+ * or does not answer, ends in peer_dead(1, want) after about 1 s. */
+static int unreachable(gasnetc_transport_t *t, int connect_rc, const char *want) {
+  double t0 = now_s();
+  int rc = connect_rc ? connect_rc : tt_send(&amtcp_ops, t, 1, "lost", 4, "payload", 7, 0);
+  while (rc == 0 && dead_rank < 0 && now_s() < t0 + 10) tt_wait(&amtcp_ops, t, 10);
+  printf("rank 0: expected connect and send 0, then peer_dead(1, \"%s\") after about 1 s; "
+         "got %d, peer_dead(%d, \"%s\") after %.1f s\n", want, rc, dead_rank, dead_why, now_s() - t0);
+  fflush(stdout);
+  amtcp_ops.close(t);
+  return rc == 0 && dead_rank == 1 && !strcmp(dead_why, want) ? 0 : 1;
+}
+
 static int rank_main(const char *mode, uint32_t r, const unsigned char *key, int up, int down) {
   myrank = r;
   gasnetc_transport_config_t cfg;
@@ -98,10 +118,23 @@ static int rank_main(const char *mode, uint32_t r, const unsigned char *key, int
     }
     double t0 = now_s();
     int rc = amtcp_ops.connect(t, blobs, GASNETC_ADDR_MAX, tt_serves_all());
-    printf("rank 0: expected connect to fail with -ETIMEDOUT (%d) after about 1 s; got %d after %.1f s\n",
-           -ETIMEDOUT, rc, now_s() - t0);
-    amtcp_ops.close(t);
-    return rc == -ETIMEDOUT ? 0 : 1;
+    const char *cm = getenv("GASNET_TCP_CONNECT");
+    if (cm && !strcmp(cm, "eager")) {
+      printf("rank 0: expected connect to fail with -ETIMEDOUT (%d) after about 1 s; got %d after %.1f s\n",
+             -ETIMEDOUT, rc, now_s() - t0);
+      amtcp_ops.close(t);
+      return rc == -ETIMEDOUT ? 0 : 1;
+    }
+    return unreachable(t, rc, "no answer for 1 s: dead or stopped"); /* GASNET_TCP_TIMEOUT=1 */
+  }
+  if (!strcmp(mode, "unreach")) {
+    if (r == 1) { /* gone before rank 0 sends */
+      amtcp_ops.close(t);
+      return 0;
+    }
+    usleep(200000);
+    return unreachable(t, amtcp_ops.connect(t, blobs, GASNETC_ADDR_MAX, tt_serves_all()),
+                       "unreachable: connection refused");
   }
   if (amtcp_ops.connect(t, blobs, GASNETC_ADDR_MAX, tt_serves_all()) != 0) return 12;
   int ok = 1;
@@ -111,7 +144,9 @@ static int rank_main(const char *mode, uint32_t r, const unsigned char *key, int
       unsigned char h[AMTCP_FRAME_HDR];
       amtcp_frame_t f = {.type = AMTCP_T_DATA, .hdrlen = 8, .paylen = 0xffffffffu};
       amtcp_wire_frame_encode(h, &f);
-      for (int i = 0; i < 50; i++) amtcp_ops.poll(t); /* let the good frame leave first */
+      /* let the good frame leave first (on the connection made for it) */
+      for (int i = 0; i < 5000 && (t->conns[1].state != AMTCP_CONN_UP || t->conns[1].q_head); i++)
+        tt_wait(&amtcp_ops, t, 1);
       if (full_io(t->conns[1].fd, h, sizeof h, 1)) return 14;
       while (dead_rank < 0 && now_s() < end) tt_wait(&amtcp_ops, t, 10);
       printf("rank 0: expected peer_dead(1, ...) once rank 1 closes; got peer_dead(%d, \"%s\")\n",

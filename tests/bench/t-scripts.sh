@@ -3,7 +3,7 @@
 # t-scripts.sh - the benchmark scripts of tests/bench run once, briefly, so
 # that they cannot rot: bar.sh (300 round trips, without its 30 s dead-peer
 # row), death.sh (2 s timeout), startup.sh, tree_startup.sh, teardown.sh
-# and launchers.sh (one repetition each), ex_bench and ex_bench_tcp (200
+# and launchers.sh (one repetition each), scale.sh on 4 ranks, ex_bench and ex_bench_tcp (200
 # calls per form, one round: under a second each), ex_ratomic_bench over
 # the network and on one host (200 samples, one round), vis_bench (20 calls, 3
 # rounds), shm_probe (2000 round trips), and compare.sh on this
@@ -26,6 +26,7 @@ brief "startup.sh 1" ./startup.sh 1
 brief "tree_startup.sh 1" ./tree_startup.sh 1
 brief "teardown.sh 1" ./teardown.sh 1
 brief "launchers.sh 1" ./launchers.sh 1
+brief "scale.sh 4 10 1024" ./scale.sh 4 10 1024
 brief "ex_bench 200 1" "$TOP/spawner/gasnetrun_udp" -n 2 ./ex_bench 200 1
 brief "ex_bench_tcp 200 1" "$TOP/spawner/gasnetrun_tcp" -n 2 ./ex_bench_tcp 200 1
 brief "ex_ratomic_bench 200 1, network" env GASNET_SUPERNODE_MAXSIZE=1 "$TOP/spawner/gasnetrun_udp" -n 2 ./ex_ratomic_bench 200 1

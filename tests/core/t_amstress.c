@@ -7,6 +7,19 @@
  *   2. a storm: NSTORM (argv[1], default 300) random messages (random target,
  *      category, M and log-uniform size up to the maxima) with up to WINDOW
  *      requests in flight.
+ * argv[2] adds to the seed. argv[3], CAP (bytes, default 0: none), is for
+ * large jobs (tests/core/t-scale.sh): the full sweep is 68 requests per
+ * pair with payloads up to the maxima, O(n^2) megabytes, too much at 256
+ * ranks. With CAP the sweep sends one request per category per pair (M
+ * rotating with the target, so every M still meets every category over
+ * the targets), every Medium and Long payload 1..CAP bytes (none empty: each
+ * pair's payloads are checked both ways), the storm's sizes are capped at
+ * CAP too, and a Long slot in the segment is CAP bytes rounded up to a page
+ * instead of MAXLONG. Then node 0 prints, when the job's environment has
+ * T_LAUNCH_NS (the launch time, CLOCK_REALTIME in ns), the milliseconds from
+ * launch to the first barrier, the sweep's end and the storm's end; and
+ * every node prints its peak RSS, its anonymous and shared resident memory
+ * and its open descriptors (from /proc/self).
  * Arguments: a0 is a random seed, a_i = mix(a0 + i), checked by the handler.
  * Payloads carry a seed and bytes derived from it, checked byte for byte.
  * Each request handler replies with the same category, M, arguments and
@@ -15,7 +28,9 @@
  * equal the requests sent.
  */
 #include "t_util.h"
+#include <dirent.h>
 #include <math.h>
+#include <time.h>
 
 #define WINDOW 16
 #define MAXLONG (1024u * 1024)
@@ -86,6 +101,7 @@ static long sent_by_cat[4], sent_by_m[17];
 static long long bytes_sent;
 static volatile int totals_in;
 static long total_sent, total_handled;
+static size_t slot = MAXLONG;            /* a Long slot in the segment */
 
 static void check_args(const char *what, int M, const gasnet_handlerarg_t *av) {
   for (int i = 1; i < M; i++)
@@ -95,7 +111,7 @@ static void check_args(const char *what, int M, const gasnet_handlerarg_t *av) {
 }
 
 static char *reply_dst(gasnet_node_t requester) {
-  return (char *)seg[requester].addr + (size_t)(gasnet_nodes() + gasnet_mynode()) * MAXLONG;
+  return (char *)seg[requester].addr + (size_t)(gasnet_nodes() + gasnet_mynode()) * slot;
 }
 
 #define DEF_HANDLERS(M)                                                                 \
@@ -117,7 +133,7 @@ static char *reply_dst(gasnet_node_t requester) {
     gasnet_node_t src;                                                                  \
     T_CHECK(gasnet_AMGetMsgSource(token, &src));                                        \
     check_args("Long request", M, av);                                                  \
-    char *at = (char *)seg[gasnet_mynode()].addr + (size_t)src * MAXLONG;               \
+    char *at = (char *)seg[gasnet_mynode()].addr + (size_t)src * slot;                  \
     T_EXPECT(n == 0 || buf == at, "Long request landed at %p, not %p", buf, (void *)at); \
     T_EXPECT(t_verify(at, n), "Long request M=%d payload of %zu bytes corrupt", M, n);  \
     handled++;                                                                          \
@@ -141,7 +157,7 @@ static char *reply_dst(gasnet_node_t requester) {
     gasnet_node_t src;                                                                  \
     T_CHECK(gasnet_AMGetMsgSource(token, &src));                                        \
     check_args("Long reply", M, av);                                                    \
-    char *at = (char *)seg[gasnet_mynode()].addr + (size_t)(gasnet_nodes() + src) * MAXLONG; \
+    char *at = (char *)seg[gasnet_mynode()].addr + (size_t)(gasnet_nodes() + src) * slot; \
     T_EXPECT(n == 0 || buf == at, "Long reply landed at %p, not %p", buf, (void *)at);  \
     T_EXPECT(t_verify(at, n), "Long reply M=%d payload of %zu bytes corrupt", M, n);    \
     replies_ok++; outstanding--; long_busy[src] = 0;                                    \
@@ -167,6 +183,36 @@ static size_t rnd_size(size_t max) {
 
 static char *srcbuf;
 
+/* With CAP: node 0 says how long after T_LAUNCH_NS the job reached `what`. */
+static void report_time(const char *what) {
+  const char *l = getenv("T_LAUNCH_NS");
+  if (!l || gasnet_mynode() != 0) return;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  double ms = ((double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - atof(l)) / 1e6;
+  printf("node 0: %s %.0f ms after launch\n", what, ms);
+  fflush(stdout);
+}
+
+/* With CAP: this node's memory (kB, from /proc/self/status) and descriptors. */
+static void report_resources(void) {
+  long hwm = -1, anon = -1, shm = -1, fds = 0;
+  char line[256];
+  FILE *f = fopen("/proc/self/status", "r");
+  while (f && fgets(line, sizeof line, f)) {
+    sscanf(line, "VmHWM: %ld", &hwm);
+    sscanf(line, "RssAnon: %ld", &anon);
+    sscanf(line, "RssShmem: %ld", &shm);
+  }
+  if (f) fclose(f);
+  DIR *d = opendir("/proc/self/fd");
+  for (struct dirent *e; d && (e = readdir(d));) fds += e->d_name[0] != '.';
+  if (d) closedir(d);
+  printf("node %u: resources: VmHWM %ld kB, RssAnon %ld kB, RssShmem %ld kB, %ld descriptors\n",
+         (unsigned)gasnet_mynode(), hwm, anon, shm, fds - 1 /* the DIR's own */);
+  fflush(stdout);
+}
+
 #define SEND_CASE(M)                                                                     \
   case M:                                                                                \
     if (cat == 0) T_CHECK(gasnet_AMRequestShort##M(dest, H_REQ(0, M) T_V_##M));          \
@@ -186,7 +232,7 @@ static void send_one(gasnet_node_t dest, int cat, int M, size_t n) {
   if (cat >= 2) {
     GASNET_BLOCKUNTIL(!long_busy[dest]);
     long_busy[dest] = 1;
-    dst = (char *)seg[dest].addr + (size_t)gasnet_mynode() * MAXLONG;
+    dst = (char *)seg[dest].addr + (size_t)gasnet_mynode() * slot;
   }
   t_fill(srcbuf, n, rnd());
   outstanding++;
@@ -199,6 +245,9 @@ static void send_one(gasnet_node_t dest, int cat, int M, size_t n) {
 int main(int argc, char **argv) {
   T_CHECK(gasnet_init(&argc, &argv));
   long nstorm = argc > 1 ? atol(argv[1]) : 300;
+  size_t cap = argc > 3 ? (size_t)atol(argv[3]) : 0;
+  if (cap) slot = (cap + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE;
+  if (slot > MAXLONG) slot = MAXLONG;
   gasnet_node_t me = gasnet_mynode(), nodes = gasnet_nodes();
   gasnet_handlerentry_t table[2 * 3 * 17 + 3];
   int k = 0;
@@ -213,26 +262,37 @@ int main(int argc, char **argv) {
   table[k++] = (gasnet_handlerentry_t){ H_TOTAL, (void (*)())total_handler };
   table[k++] = (gasnet_handlerentry_t){ T_H_ARRIVE, (void (*)())t_arrive_handler };
   table[k++] = (gasnet_handlerentry_t){ T_H_RELEASE, (void (*)())t_release_handler };
-  T_CHECK(gasnet_attach(table, k, (uintptr_t)2 * nodes * MAXLONG, 0));
+  T_CHECK(gasnet_attach(table, k, (uintptr_t)2 * nodes * slot, 0));
   seg = calloc(nodes, sizeof *seg);
   long_busy = calloc(nodes, sizeof *long_busy);
   srcbuf = malloc(MAXLONG);
   T_CHECK(gasnet_getSegmentInfo(seg, (int)nodes));
   rng_state = 0x9e3779b97f4a7c15ull * (me + 1) + (argc > 2 ? (uint64_t)atoll(argv[2]) : 0);
   size_t maxsz[4] = { 0, gasnet_AMMaxMedium(), gasnet_AMMaxLongRequest(), gasnet_AMMaxLongRequest() };
+  for (int cat = 1; cat < 4 && cap; cat++)
+    if (maxsz[cat] > cap) maxsz[cat] = cap;
+  if (slot < maxsz[2]) maxsz[2] = maxsz[3] = slot;
 
-  /* 1. sweep: every category x every M x every node */
+  if (cap) {
+    t_barrier();
+    report_time("first barrier");
+  }
+
+  /* 1. sweep: every category x every M x every node (with CAP: every
+   * category x every node, M = (me + d + cat) % 17, 1..CAP bytes) */
   for (int cat = 0; cat < 4; cat++)
-    for (int M = 0; M <= 16; M++)
+    for (int M = 0; M <= (cap ? 0 : 16); M++)
       for (gasnet_node_t d = 0; d < nodes; d++) {
         size_t sizes[4] = { 0, 1, rnd_size(maxsz[cat]), maxsz[cat] };
-        send_one((me + d) % nodes, cat, M, sizes[(M + d) % 4]);
+        if (cap) send_one((me + d) % nodes, cat, (int)((me + d + cat) % 17), cat ? 1 + rnd_size(maxsz[cat] - 1) : 0);
+        else send_one((me + d) % nodes, cat, M, sizes[(M + d) % 4]);
       }
   GASNET_BLOCKUNTIL(outstanding == 0);
-  printf("node %u: sweep done: %ld requests (4 categories x M=0..16 x %u nodes), all replies verified\n",
-         (unsigned)me, sent, (unsigned)nodes);
+  printf("node %u: sweep done: %ld requests (4 categories x %s x %u nodes), all replies verified\n",
+         (unsigned)me, sent, cap ? "one M" : "M=0..16", (unsigned)nodes);
   fflush(stdout);
   t_barrier();
+  if (cap) report_time("sweep done");
 
   /* 2. storm */
   for (long i = 0; i < nstorm; i++) {
@@ -247,6 +307,10 @@ int main(int argc, char **argv) {
          bytes_sent, replies_ok, handled);
   fflush(stdout);
   t_barrier(); /* every request everywhere has been handled and replied */
+  if (cap) {
+    report_time("storm done");
+    report_resources();
+  }
   T_CHECK(gasnet_AMRequestShort2(0, H_TOTAL, (gasnet_handlerarg_t)sent, (gasnet_handlerarg_t)handled));
   if (me == 0) {
     GASNET_BLOCKUNTIL(totals_in == (int)nodes);
