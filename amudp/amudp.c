@@ -77,6 +77,8 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   u->agg = (int)amudp_env_num(t, "GASNET_UDP_AGG", 1, 0, 1);
   u->agg_bytes = (uint32_t)amudp_env_num(t, "GASNET_UDP_AGG_BYTES", AMUDP_MTU_MAX, 512,
                                          AMUDP_MTU_MAX);
+  u->cc = (int)amudp_env_num(t, "GASNET_UDP_CC", 1, 0, 2);
+  u->cc_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_CC_DELAY_US", 2000, 10, 1e6) * 1e3);
   snprintf(t->dead_msg, sizeof t->dead_msg,
            "no answer for %g s: dead or stopped", timeout);
 }
@@ -288,11 +290,10 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
       t->peers = NULL;
       return -EINVAL;
     }
-    p->mtu = t->tun.mtu ? t->tun.mtu
-             : (sa_is_loopback(&p->addr) || sa_equal(&p->addr, &t->self, 0))
-                 ? AMUDP_MTU_LOOPBACK
-                 : AMUDP_MTU_ETHERNET;
+    int on_host = sa_is_loopback(&p->addr) || sa_equal(&p->addr, &t->self, 0);
+    p->mtu = t->tun.mtu ? t->tun.mtu : on_host ? AMUDP_MTU_LOOPBACK : AMUDP_MTU_ETHERNET;
     amudp_rel_peer_init(t, p, now);
+    amudp_cc_init(t, p, on_host);
   }
   /* GRO only where a GSO run of full datagrams can come: a peer whose MTU
    * leaves room for two in one send (Ethernet-sized paths). To peers on
@@ -335,7 +336,24 @@ static const int amudp_bad_counter[] = {
   [AMUDP_BAD_TAG] = AMUDP_C_bad_tag,       [AMUDP_BAD_MAC] = AMUDP_C_bad_mac,
   [AMUDP_BAD_TYPE] = AMUDP_C_bad_type,     [AMUDP_BAD_RANK] = AMUDP_C_bad_rank,
   [AMUDP_BAD_LENGTH] = AMUDP_C_bad_length, [AMUDP_BAD_AGG] = AMUDP_C_bad_agg,
+  [AMUDP_BAD_VERSION] = AMUDP_C_bad_version,
 };
+
+/* A datagram of this job (tag and MAC verify) in another wire version: a
+ * rank runs another GASNet build. Said once; each such datagram is dropped. */
+static void amudp_warn_version(gasnetc_transport_t *t, const amudp_wire_hdr_t *h,
+                               const struct sockaddr_storage *from) {
+  if (t->version_warned++) return;
+  char host[INET6_ADDRSTRLEN] = "?";
+  const void *a = from->ss_family == AF_INET6
+                      ? (const void *)&((const struct sockaddr_in6 *)from)->sin6_addr
+                      : (const void *)&((const struct sockaddr_in *)from)->sin_addr;
+  inet_ntop(from->ss_family, a, host, sizeof host);
+  fprintf(stderr,
+          "amudp: rank %u: dropping datagrams from %s of amudp wire version %u (this "
+          "library speaks version %u): a rank of this job runs another GASNet build\n",
+          t->cfg.myrank, host, h->version, AMUDP_VERSION);
+}
 
 static amudp_rxbatch_t *rx_batch_get(gasnetc_transport_t *t) { /* lock held */
   amudp_rxbatch_t *b = t->rx_free;
@@ -365,6 +383,7 @@ int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, in
   AMUDP_COUNT(t, bytes_received, len);
   amudp_bad_t why = truncated ? AMUDP_BAD_SHORT : amudp_wire_decode(buf, len, &it->h, &t->keys);
   if (why != AMUDP_BAD_NONE) {
+    if (why == AMUDP_BAD_VERSION) amudp_warn_version(t, &it->h, from);
     t->ctr[amudp_bad_counter[why]]++;
     AMUDP_COUNT(t, bad_datagrams, 1);
     return -1;
@@ -725,6 +744,9 @@ static void amudp_stats(gasnetc_transport_t *t, FILE *out) {
     fprintf(out, "udp_%s %llu\n", names[i], (unsigned long long)c[i]);
   fprintf(out, "udp_sockbuf_rcv %d\nudp_sockbuf_snd %d\nudp_ack_socket %d\nudp_gso %d\n",
           t->rcvbuf_got, t->sndbuf_got, t->afd >= 0, t->tun.gso);
+  AMUDP_LOCK(t);
+  amudp_cc_stats(t, out);
+  AMUDP_UNLOCK(t);
 }
 
 static void amudp_close(gasnetc_transport_t *t) {

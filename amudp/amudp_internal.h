@@ -6,6 +6,7 @@
  *                     poll/wait (receive loop), stats, tunables
  *   amudp_reliable.c  sequence numbers, acks, retransmission, RTT, window
  *                     and credits
+ *   amudp_cc.c        congestion control: the congestion window per peer
  *   amudp_live.c      liveness probes, peer death
  *   amudp_frag.c      cutting a frame into datagrams, reassembly, delivery
  *   amudp_fault.c     fault injection, and the one sendmsg() call
@@ -100,7 +101,8 @@
   X(agg_frames) X(agg_received) X(fault_agg_dropped) X(fault_agg_frames)   \
   X(ackreq_sent) X(acks_lazy) X(acks_read_late) X(ack_socket_reads)       \
   X(sendmsg_calls) X(sendmmsg_calls) X(gso_sends) X(gso_segments)         \
-  X(recv_calls) X(gro_datagrams) X(gro_segments)
+  X(recv_calls) X(gro_datagrams) X(gro_segments) X(cc_cuts_loss)       \
+  X(cc_cuts_delay) X(cc_cuts_rto) X(cc_undos) X(bad_version)
 
 enum {
 #define AMUDP_X_ENUM(name) AMUDP_C_##name,
@@ -153,6 +155,19 @@ typedef struct amudp_reasm {
 
 typedef struct amudp_fifo { amudp_pkt_t *head, *tail; } amudp_fifo_t;
 
+/* Congestion state of one peer (amudp_cc.c). */
+typedef struct amudp_cc {
+  uint8_t on;                 /* congestion controlled (GASNET_UDP_CC, not on this host) */
+  size_t cwnd;                /* bytes that may be in flight */
+  size_t ssthresh;            /* slow start below this */
+  size_t acc;                 /* bytes acked toward the next additive increase */
+  uint32_t recover;           /* snd_nxt at the last cut: no new cut before
+                                 everything below it is acked */
+  size_t undo_cwnd, undo_ssthresh; /* before a timeout's cut (0: none to undo) */
+  uint64_t base_ns, base_prev_ns; /* least RTT of this epoch and the last one */
+  uint64_t epoch_ns;          /* start of this epoch */
+} amudp_cc_t;
+
 typedef struct amudp_peer {
   uint32_t rank;
   struct sockaddr_storage addr;
@@ -171,6 +186,7 @@ typedef struct amudp_peer {
   uint32_t msg_id;
   uint64_t srtt_ns, rttvar_ns, rto_ns;
   unsigned backoff;           /* RTO doublings since the peer last acked anything */
+  amudp_cc_t cc;              /* congestion window */
   /* receive side */
   uint32_t rcv_next;          /* all seq < rcv_next received */
   uint64_t rcv_ring;          /* bit seq%64: seq in (rcv_next, rcv_next+64) received */
@@ -203,6 +219,8 @@ typedef struct amudp_tun {
                                  receives (cleared if the kernel refuses) */
   int mmsg;                   /* GASNET_UDP_SENDMMSG: batch sends */
   uint32_t agg_bytes;         /* GASNET_UDP_AGG_BYTES: aggregate size bound (and the MTU) */
+  int cc;                     /* GASNET_UDP_CC: 0 off, 1 peers off this host, 2 all */
+  uint64_t cc_delay_ns;       /* GASNET_UDP_CC_DELAY_US: queueing delay bound */
   size_t window_bytes;        /* in-flight bytes per peer; 0: auto at connect */
   uint64_t rto_min_ns, rto_init_ns, rto_max_ns, ack_delay_ns;
   uint64_t timeout_ns, ping_ns;
@@ -295,6 +313,7 @@ struct gasnetc_transport {
   uint32_t acks_delayed;      /* peers with ack_pending set */
   uint64_t next_deadline_ns;  /* earliest timer of any peer */
   uint32_t dead_unreported;
+  int version_warned;         /* said once that a rank speaks another wire version */
   char dead_msg[96];          /* "no answer for 30 s: dead or stopped" */
   uint64_t ctr[AMUDP_NCOUNTERS];
 #if GASNETC_THREADS
@@ -321,6 +340,19 @@ void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now);
 void amudp_rel_flush_acks(gasnetc_transport_t *t);
 void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why);
 int amudp_rel_unacked(gasnetc_transport_t *t);
+
+/* amudp_cc.c (lock held) */
+void amudp_cc_init(gasnetc_transport_t *t, amudp_peer_t *p, int on_host);
+void amudp_cc_on_rtt(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t rtt, uint64_t now);
+void amudp_cc_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, size_t acked);
+void amudp_cc_on_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq);
+void amudp_cc_on_rto(gasnetc_transport_t *t, amudp_peer_t *p);
+void amudp_cc_on_late(gasnetc_transport_t *t, amudp_peer_t *p);
+void amudp_cc_stats(gasnetc_transport_t *t, FILE *out);
+/* Bytes that may be in flight to p: the credit window's `cap`, or less. */
+static inline size_t amudp_cc_window(const amudp_peer_t *p, size_t cap) {
+  return p->cc.on && p->cc.cwnd < cap ? p->cc.cwnd : cap;
+}
 
 /* amudp_live.c (lock held) */
 int amudp_live_timer(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now, uint64_t *next);

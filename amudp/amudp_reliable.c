@@ -7,7 +7,9 @@
  * the window admits them: replies first, up to `window` datagrams in flight;
  * requests only up to `credits` in flight, so the rest of the window is
  * always free for replies (a request handler's reply never waits behind
- * requests, and amudp_send never blocks a reply).
+ * requests, and amudp_send never blocks a reply). The bytes in flight stay
+ * within the congestion window too (amudp_cc.c: amudp_cc_window), which
+ * acks grow and losses, timeouts and queueing delay cut.
  *
  * Acknowledging. Every datagram we send carries our cumulative ack (all
  * seq < ack received) and a 64-bit selective-ack bitmap for the 64 seqs
@@ -368,23 +370,25 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
     uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
     uint32_t used = p->snd_nxt - una;
     size_t wb = t->tun.window_bytes;
+    /* bytes in flight = min(credit window, congestion window) (amudp_cc.c) */
+    size_t rep_cap = amudp_cc_window(p, wb);
+    size_t req_cap = amudp_cc_window(p, wb / t->tun.window * t->tun.credits);
     amudp_fifo_t *q;
     /* Replies may fill the whole window (datagrams and bytes); requests only
      * `credits` datagrams and the same share of the bytes. An empty window
      * always admits one datagram, however large. */
     if (p->rep_q.head && used < t->tun.window &&
-        (!p->fl_head || p->fl_bytes + p->rep_q.head->wirelen <= wb))
+        (!p->fl_head || p->fl_bytes + p->rep_q.head->wirelen <= rep_cap))
       q = &p->rep_q;
     else if (p->req_q.head && used < t->tun.credits &&
-             (!p->fl_head ||
-              p->fl_bytes + p->req_q.head->wirelen <= wb / t->tun.window * t->tun.credits))
+             (!p->fl_head || p->fl_bytes + p->req_q.head->wirelen <= req_cap))
       q = &p->req_q;
     else
       break;
     amudp_pkt_t *pkt = queue_pop(t, p, q);
     if (t->tun.agg && q->head) {
       size_t room = p->mtu < t->tun.agg_bytes ? p->mtu : t->tun.agg_bytes;
-      size_t cap = q == &p->rep_q ? wb : wb / t->tun.window * t->tun.credits;
+      size_t cap = q == &p->rep_q ? rep_cap : req_cap;
       if (p->fl_head) { /* the bytes window still binds */
         size_t left = cap > p->fl_bytes ? cap - p->fl_bytes : 0;
         if (left < room) room = left;
@@ -425,6 +429,7 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
   uint64_t newest_tx = 0;
   uint32_t high = 0, top = 0;          /* highest sacked, highest acked at all */
   int sacked = 0, progress = 0;
+  size_t acked_bytes = 0;
   amudp_pkt_t *pkt = p->fl_head, *next;
   for (; pkt; pkt = next) {
     next = pkt->next;
@@ -442,14 +447,22 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
     }
     uint64_t sent = pkt->ntx == 1 ? pkt->tx_ns : late && pkt->ntx == 2 ? pkt->first_tx_ns : 0;
     if (sent > newest_tx) newest_tx = sent;
-    if (late && pkt->ntx > 1) AMUDP_COUNT(t, spurious_retx, 1);
+    if (late && pkt->ntx > 1) {
+      AMUDP_COUNT(t, spurious_retx, 1);
+      amudp_cc_on_late(t, p); /* the timeout was spurious: undo its cut */
+    }
     progress = 1;
     top = pkt->seq;
+    acked_bytes += pkt->wirelen;
     flight_unlink(t, p, pkt);
     if (pkt->is_req) p->nreq--;
     amudp_pkt_put(t, pkt);
   }
-  if (may_sample && newest_tx && now > newest_tx) rtt_sample(t, p, now - newest_tx);
+  if (may_sample && newest_tx && now > newest_tx) {
+    rtt_sample(t, p, now - newest_tx);
+    amudp_cc_on_rtt(t, p, now - newest_tx, now);
+  }
+  amudp_cc_on_ack(t, p, acked_bytes);
   if (progress) t->fl_since_ns = now;
   if (progress && p->backoff) {
     /* The peer answers again after a timeout: resend, once, what was in
@@ -470,6 +483,7 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
     for (pkt = p->fl_head; pkt && seq_lt(pkt->seq, high); pkt = pkt->next) {
       if (!pkt->fast_done && high - pkt->seq >= 3) {
         pkt->fast_done = 1;
+        amudp_cc_on_loss(t, p, pkt->seq); /* once per window */
         AMUDP_COUNT(t, fast_retransmits, 1);
         AMUDP_COUNT(t, retransmitted, 1);
         transmit(t, p, pkt, now);
@@ -612,6 +626,7 @@ void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
       AMUDP_COUNT(t, rto_expiries, 1);
       AMUDP_COUNT(t, retransmitted, 1);
       if (p->backoff < 20) p->backoff++;
+      amudp_cc_on_rto(t, p);
       uint64_t later = now + rto_backed_off(t, p);
       for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next) {
         if (pkt == old) continue;

@@ -57,7 +57,8 @@
 #include <stdint.h>
 
 #define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
-#define AMUDP_VERSION     1u
+#define AMUDP_VERSION     2u      /* 2: AMUDP_T_AGG; raise at every change of
+                                     what a datagram means */
 #define AMUDP_HDR_LEN     64u
 #define AMUDP_SACK_BITS   64u     /* so the window is at most 64 datagrams */
 
@@ -91,6 +92,7 @@ enum {
 /* Decoded header: host byte order. */
 typedef struct amudp_wire_hdr {
   uint8_t  type;
+  uint8_t  version;  /* decoded only to report AMUDP_BAD_VERSION */
   uint32_t src, dst;
   uint32_t seq, ack;
   uint64_t sack;
@@ -111,13 +113,15 @@ typedef struct amudp_wire_keys {
 typedef enum {
   AMUDP_BAD_NONE      = 0,
   AMUDP_BAD_SHORT     = 1, /* shorter than the header, or truncated by us */
-  AMUDP_BAD_MAGIC     = 2, /* wrong magic or version */
+  AMUDP_BAD_MAGIC     = 2, /* wrong magic */
   AMUDP_BAD_TAG       = 3, /* another job's tag */
   AMUDP_BAD_MAC       = 4, /* header MAC does not verify: forged/corrupt */
   AMUDP_BAD_TYPE      = 5, /* unknown type */
   AMUDP_BAD_RANK      = 6, /* src out of range or ourselves, dst not us */
   AMUDP_BAD_LENGTH    = 7, /* length fields inconsistent */
   AMUDP_BAD_AGG       = 8, /* an aggregate's records are inconsistent */
+  AMUDP_BAD_VERSION   = 9, /* this job's (tag and MAC verify) but another wire
+                              version: a rank runs another build (h->version) */
 } amudp_bad_t;
 
 /* One record of an AGG datagram, decoded. */

@@ -323,11 +323,15 @@ void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
       gasnetc_fatal("received an AM Medium of %zu bytes from node %u, above "
                     "gasnet_AMMaxMedium() = %u", paylen, (unsigned)src,
                     GASNETC_AM_MAX_MEDIUM);
-    /* Spec 2.3.3.2: the handler's buffer is aligned for any datatype. */
-    if (((uintptr_t)payload & 15) && paylen) {
+    /* Spec 2.3.3.2: the handler's buffer is aligned for any datatype, an
+     * empty one too (a 0-byte payload in a UDP GRO segment of odd size
+     * came at an odd address). */
+    if ((uintptr_t)payload & 15) {
       buf = gasnetc_thread_buf(gasnetc_depth);
-      memcpy(buf, payload, paylen);
-      GASNETC_STAT_ADD(medium_realigned, 1);
+      if (paylen) {
+        memcpy(buf, payload, paylen);
+        GASNETC_STAT_ADD(medium_realigned, 1);
+      }
     }
     break;
   case GASNETC_WIRE_LONG: {

@@ -21,6 +21,10 @@ echo "== GASNET_UDP_ISN=4294967000 (wraps), same faults: t_amudp_stress 4 300 1"
 GASNET_UDP_ISN=4294967000 "$bin" 4 300 1
 echo "== GASNET_UDP_MTU=1472, same faults: t_amudp_stress 4 60 3 (GSO sends and GRO reads)"
 GASNET_UDP_MTU=1472 "$bin" 4 60 3
+# Congestion control (on loopback only with GASNET_UDP_CC=2) under the same
+# faults: windows cut by loss, timeouts and undos, frames still exactly once.
+echo "== GASNET_UDP_CC=2 GASNET_UDP_MTU=1472, same faults: t_amudp_stress 4 60 3"
+GASNET_UDP_CC=2 GASNET_UDP_MTU=1472 "$bin" 4 60 3
 echo "== GASNET_UDP_GSO=0 GASNET_UDP_MTU=1472, same faults: t_amudp_stress 4 60 3"
 GASNET_UDP_GSO=0 GASNET_UDP_MTU=1472 "$bin" 4 60 3
 # ACKs on the one socket (GASNET_UDP_ACK_SOCKET=0; the ack socket, read

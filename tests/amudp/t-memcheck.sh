@@ -12,10 +12,11 @@ echo "== memcheck t_amudp_stress 2 300 3"; $vg "$top/tests/amudp/t_amudp_stress"
 echo "== memcheck GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05 t_amudp_stress 3 60 3"
 GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05 $vg "$top/tests/amudp/t_amudp_stress" 3 60 3
 # Aggregates (a burst behind 2 credits, one lost on purpose), GSO sends
-# and GRO reads (MTU 1472) under the same faults.
-echo "== memcheck GASNET_UDP_CREDITS=2 GASNET_UDP_DROP_AGG=20 AMUDP_TEST_BURST=60 GASNET_UDP_MTU=1472, same faults, t_amudp_stress 3 100 2"
+# and GRO reads (MTU 1472), congestion control (GASNET_UDP_CC=2: on
+# loopback too) under the same faults.
+echo "== memcheck GASNET_UDP_CREDITS=2 GASNET_UDP_DROP_AGG=20 AMUDP_TEST_BURST=60 GASNET_UDP_MTU=1472 GASNET_UDP_CC=2, same faults, t_amudp_stress 3 100 2"
 GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05 GASNET_UDP_CREDITS=2 \
-  GASNET_UDP_DROP_AGG=20 AMUDP_TEST_BURST=60 GASNET_UDP_MTU=1472 \
+  GASNET_UDP_DROP_AGG=20 AMUDP_TEST_BURST=60 GASNET_UDP_MTU=1472 GASNET_UDP_CC=2 \
   $vg "$top/tests/amudp/t_amudp_stress" 3 100 2
 echo "== memcheck t_amudp_dead"; GASNET_UDP_TIMEOUT=2 $vg "$top/tests/amudp/t_amudp_dead"
 echo "memcheck: no errors (a rank with errors exits 9 and fails its test)"

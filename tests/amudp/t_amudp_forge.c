@@ -13,6 +13,8 @@
  *   type      valid MAC, unknown type
  *   length    valid MAC, payload slice beyond the frame / hdrlen too big
  *   addr      valid MAC claiming to be rank 1, but from the attacker's address
+ *   version   this job's tag and a valid MAC, but amudp wire version 1 (an
+ *             older build: before AMUDP_T_AGG), and 255
  * and checks rank 0's counters match exactly, deliver() never ran, and a
  * real frame from rank 1 still gets through afterwards.
  */
@@ -128,7 +130,7 @@ int main(void) {
     {"tag", "udp_bad_tag", 0},       {"mac", "udp_bad_mac", 0},
     {"rank", "udp_bad_rank", 0},     {"type", "udp_bad_type", 0},
     {"length", "udp_bad_length", 0}, {"addr", "udp_bad_addr", 0},
-    {"agg", "udp_bad_agg", 0},
+    {"agg", "udp_bad_agg", 0},       {"version", "udp_bad_version", 0},
   };
   uint64_t rnd;
   /* short: random 1..63 bytes, and a real header cut to 40 bytes */
@@ -178,6 +180,13 @@ int main(void) {
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_DATA, 0xffffffffu, 0, 10, 32)); cls[6].want++;
   /* agg: aggregates with a valid MAC and one record or count inconsistent */
   for (int m = 1; m <= 9; m++) { shoot(buf, make_agg(buf, &good, 3, 10, m)); cls[8].want++; }
+  /* version: an older (1) and a future (255) build of this job, MAC valid */
+  for (int v = 0; v < 2; v++) {
+    size_t n = make_data(buf, &good, 1, 0, AMUDP_T_DATA, 10, 0, 10, 32);
+    buf[2] = v ? 255 : 1;
+    gasneti_put_le64(buf + 56, amudp_siphash(good.mac_k0, good.mac_k1, buf, 56));
+    shoot(buf, n); cls[9].want++;
+  }
   /* addr: perfectly valid datagrams claiming rank 1, from the wrong address */
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_DATA, 10, 0, 10, 32)); cls[7].want++;
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_PING, 0, 0, 0, 0)); cls[7].want++;

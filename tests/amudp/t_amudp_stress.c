@@ -222,7 +222,8 @@ static int body(tjob_t *j, void *arg) {
          "(%llu placed in place) + %llu/%llu replies, %.1f MB; compared every byte: %llu errors; "
          "retransmitted %lld, fast %lld, dup_dropped %lld, bad %lld, fault drop/dup/reorder %lld/%lld/%lld; "
          "aggregates %lld carrying %lld frames; aggregates lost once %lld carrying %lld frames; "
-         "gso sends %lld carrying %lld datagrams, gro reads %lld; send calls %lld, recv calls %lld\n",
+         "gso sends %lld carrying %lld datagrams, gro reads %lld; send calls %lld, recv calls %lld; "
+         "cc cuts loss/delay/rto %lld/%lld/%lld\n",
          me, g_frames, (unsigned long long)requests, sent_bytes / 1e6, secs,
          (unsigned long long)g_frames_in, (unsigned long long)want_frames,
          (unsigned long long)g_placed_in, (unsigned long long)g_replies_in,
@@ -235,7 +236,8 @@ static int body(tjob_t *j, void *arg) {
          tjob_stat(j->t, "udp_fault_agg_frames"), tjob_stat(j->t, "udp_gso_sends"),
          tjob_stat(j->t, "udp_gso_segments"), tjob_stat(j->t, "udp_gro_datagrams"),
          tjob_stat(j->t, "udp_sendmsg_calls") + tjob_stat(j->t, "udp_sendmmsg_calls"),
-         tjob_stat(j->t, "udp_recv_calls"));
+         tjob_stat(j->t, "udp_recv_calls"), tjob_stat(j->t, "udp_cc_cuts_loss"),
+         tjob_stat(j->t, "udp_cc_cuts_delay"), tjob_stat(j->t, "udp_cc_cuts_rto"));
   if (getenv("AMUDP_TEST_STATS") && me == 0) amudp_ops.stats(j->t, stdout);
   for (uint32_t r = 0; r < n; r++) { free(g_seen[r]); free(g_placed[r]); }
   free(g_seen); free(g_placed); free(g_replied); free(g_scratch); free(out);

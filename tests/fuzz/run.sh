@@ -24,7 +24,7 @@ INC="-DGASNET_SEQ -I$top/core -I$top/tools -I$top/common -I$top/include -I$top/a
 # The library sources each harness runs (the production code, unchanged).
 srcs() {
   case $1 in
-  amudp_datagram) echo amudp/amudp.c amudp/amudp_reliable.c amudp/amudp_frag.c amudp/amudp_live.c \
+  amudp_datagram) echo amudp/amudp.c amudp/amudp_reliable.c amudp/amudp_cc.c amudp/amudp_frag.c amudp/amudp_live.c \
                        amudp/amudp_fault.c amudp/amudp_wire.c common/gasneti_env.c ;;
   amtcp_stream|amtcp_shake) echo amtcp/amtcp.c amtcp/amtcp_conn.c amtcp/amtcp_live.c common/gasneti_env.c \
                        common/gasneti_sha256.c ;;
