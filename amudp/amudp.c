@@ -69,6 +69,8 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   if (u->rto_init_ns < u->rto_min_ns) u->rto_init_ns = u->rto_min_ns;
   if (u->rto_max_ns < u->rto_init_ns) u->rto_max_ns = u->rto_init_ns;
   u->ack_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_US", 50, 0, 1e6) * 1e3);
+  u->ack_idle_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_ACK_DELAY_IDLE_US", 1000, 0, 1e6) * 1e3);
+  if (u->ack_idle_ns < u->ack_delay_ns) u->ack_idle_ns = u->ack_delay_ns;
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
   /* Read lazily unless acks are waited on (amudp_ack_read_due). */
   /* Off by default: with it, t_ex_ratomic -n 3 under 10% loss, 5% duplicates

@@ -196,6 +196,9 @@ typedef struct amudp_peer {
   uint8_t ack_req;            /* a datagram since our last ack had AMUDP_F_ACKREQ */
   uint8_t ack_late;           /* a duplicate came before we acked its original:
                                  our next ack carries AMUDP_F_LATE */
+  uint8_t ack_idle;           /* the pending ack waits the idle delay: no
+                                 datagram it covers asked (amudp_rel_on_data) */
+  uint64_t ack_first_ns;      /* when the first datagram it covers arrived */
   uint32_t ack_sent_next;     /* rcv_next carried by our last ack */
   /* liveness */
   uint64_t last_heard_ns, ping_due_ns;
@@ -223,6 +226,7 @@ typedef struct amudp_tun {
   uint64_t cc_delay_ns;       /* GASNET_UDP_CC_DELAY_US: queueing delay bound */
   size_t window_bytes;        /* in-flight bytes per peer; 0: auto at connect */
   uint64_t rto_min_ns, rto_init_ns, rto_max_ns, ack_delay_ns;
+  uint64_t ack_idle_ns;       /* GASNET_UDP_ACK_DELAY_IDLE_US: when nobody waits */
   uint64_t timeout_ns, ping_ns;
   int sockbuf;
 } amudp_tun_t;
@@ -311,6 +315,7 @@ struct gasnetc_transport {
   uint64_t rx_last_ns;        /* end of the last receive phase: later arrivals
                                  have waited since then (delayed acks) */
   uint32_t acks_delayed;      /* peers with ack_pending set */
+  uint32_t acks_idle;         /* of them, with ack_idle set */
   uint64_t next_deadline_ns;  /* earliest timer of any peer */
   uint32_t dead_unreported;
   int version_warned;         /* said once that a rank speaks another wire version */

@@ -15,9 +15,12 @@
  * seq < ack received) and a 64-bit selective-ack bitmap for the 64 seqs
  * after it, so acks ride on replies for free. Otherwise a standalone ACK
  * goes out ack_delay after the datagram could first have been read (the end
- * of our previous receive phase), or at once after ack_every datagrams, a
- * duplicate, a gap, or a PING, or when we go to sleep (nothing we send
- * while asleep could carry it: amudp_rel_flush_acks).
+ * of our previous receive phase) when its sender waits on it
+ * (AMUDP_F_ACKREQ), else ack_idle after it arrived; or at once after
+ * ack_every datagrams, a duplicate, a gap, or a PING; or, for an ack its
+ * sender waits on, when we go to sleep (nothing we send while asleep could
+ * carry it: amudp_rel_flush_acks). A sender allows ack_idle more before it
+ * retransmits a datagram it did not ask to be acked promptly.
  *
  * Retransmitting. Each in-flight datagram has its own deadline: its last
  * transmission + the peer's RTO << backoff (capped at rto_max) + a drain
@@ -48,6 +51,7 @@
  * peers unused for longer cost nothing.
  */
 #include "amudp_internal.h"
+#include "gasneti_time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -189,9 +193,20 @@ static uint64_t rto_backed_off(const gasnetc_transport_t *t, const amudp_peer_t 
   return min_u64(peer_rto(t, p) << (p->backoff < 20 ? p->backoff : 20), t->tun.rto_max_ns);
 }
 
+/* The flags our ack for p carries: AMUDP_F_LATE, and AMUDP_F_IDLE when it
+ * was held past the ack delay for datagrams that did not ask for it. */
+static unsigned ack_flags(const gasnetc_transport_t *t, const amudp_peer_t *p, uint64_t now) {
+  unsigned f = p->ack_late ? AMUDP_F_LATE : 0;
+  if (p->ack_pending && p->ack_idle && now > p->ack_first_ns + t->tun.ack_delay_ns)
+    f |= AMUDP_F_IDLE;
+  return f;
+}
+
 /* Our ack for p is on its way (alone or riding on DATA). */
 static void ack_sent(gasnetc_transport_t *t, amudp_peer_t *p) {
   if (p->ack_pending) t->acks_delayed--;
+  if (p->ack_pending && p->ack_idle) t->acks_idle--;
+  p->ack_idle = 0;
   p->ack_pending = 0;
   p->ack_now = 0;
   p->ack_req = 0;
@@ -230,13 +245,14 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   h.ack = p->rcv_next;
   h.sack = sack_bits(p);
   if (pkt->ntx) h.flags |= AMUDP_F_RETX;
-  if (p->ack_late) h.flags |= AMUDP_F_LATE;
+  h.flags |= (uint16_t)ack_flags(t, p, now);
   /* Do we wait on this ack? A retransmission, a window half full or with
    * more queued behind it, or a closing endpoint does; a lone message does
    * not, and its peer may keep the ack until traffic back carries it. */
   uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
-  if (pkt->ntx || t->closing || p->rep_q.head || p->req_q.head ||
-      (p->snd_nxt - una) * 2 >= t->tun.credits) {
+  int ackreq = pkt->ntx || t->closing || p->rep_q.head || p->req_q.head ||
+               (p->snd_nxt - una) * 2 >= t->tun.credits;
+  if (ackreq) {
     h.flags |= AMUDP_F_ACKREQ;
     AMUDP_COUNT(t, ackreq_sent, 1);
   }
@@ -261,6 +277,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
    * burst does not time out just for being queued behind itself. */
   uint32_t ahead = p->snd_nxt - (p->fl_head ? p->fl_head->seq : p->snd_nxt);
   pkt->due_ns = now + rto_backed_off(t, p) + p->fl_bytes + (uint64_t)ahead * AMUDP_DRAIN_NS;
+  if (!ackreq) pkt->due_ns += t->tun.ack_idle_ns; /* its ack may wait that long */
   t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
   ack_sent(t, p); /* it rode along */
   AMUDP_COUNT(t, data_sent, 1);
@@ -418,7 +435,7 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
                       uint64_t sack, unsigned flags, uint64_t now) {
   if (!p->fl_head || p->gone) return;
   if (seq_lt(p->snd_nxt, ack)) return; /* acks what we never sent: stale or bogus */
-  int may_sample = !(flags & AMUDP_F_RETX), late = (flags & AMUDP_F_LATE) != 0;
+  int may_sample = !(flags & (AMUDP_F_RETX | AMUDP_F_IDLE)), late = (flags & AMUDP_F_LATE) != 0;
   /* Karn: time samples only from ntx == 1, unless the peer says its ack was
    * late (AMUDP_F_LATE) after one retransmission: that one was spurious and
    * the time since the first transmission is what an ack really took.
@@ -526,20 +543,27 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
    * have been read, not from when we got round to it: after a long send or
    * compute burst the peer has been waiting already, so the ack goes out at
    * once (after this poll's deliveries, which may still carry it). When
-   * nobody waits, at least half the delay is left from now: the reply or
-   * the next request the delivery provokes carries it, and no standalone
-   * ACK is sent (the whole delay from now would outlast the sender's RTO
-   * on a fast path: spurious retransmissions). */
+   * nobody waits, the ack waits the idle delay (ack_idle, ~1 ms) from now
+   * for traffic back to carry it, and is not flushed when we sleep: in a
+   * dissemination barrier nothing goes back to the sender of a round, and
+   * one ack per idle delay then covers many barriers (the sender's timer
+   * allows for it: transmit; and takes no RTT sample from it: AMUDP_F_IDLE). */
   int prompt = (flags & AMUDP_F_ACKREQ) != 0;
   uint64_t since = t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
-  if (!prompt && since + t->tun.ack_delay_ns / 2 < now) since = now - t->tun.ack_delay_ns / 2;
   if (p->ack_pending++ == 0) {
     t->acks_delayed++;
-    p->ack_due_ns = since + t->tun.ack_delay_ns;
+    p->ack_first_ns = now;
+    p->ack_idle = !prompt;
+    if (!prompt) t->acks_idle++;
+    p->ack_due_ns = prompt ? since + t->tun.ack_delay_ns : now + t->tun.ack_idle_ns;
     t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
   } else if (prompt && since + t->tun.ack_delay_ns < p->ack_due_ns) {
     p->ack_due_ns = since + t->tun.ack_delay_ns;
     t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
+  }
+  if (prompt && p->ack_idle) {
+    p->ack_idle = 0;
+    t->acks_idle--;
   }
   if (prompt) p->ack_req = 1;
   if (p->ack_pending >= t->tun.ack_every) p->ack_now = 1;
@@ -555,7 +579,7 @@ void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
   h.dst = p->rank;
   h.ack = p->rcv_next;
   h.sack = sack_bits(p);
-  if (p->ack_late) h.flags = AMUDP_F_LATE;
+  h.flags = (uint16_t)ack_flags(t, p, gasneti_now_ns());
   amudp_wire_encode(buf, &h, &t->keys);
   struct iovec iov = {buf, sizeof buf};
   amudp_xmit(t, p, &iov, 1);
@@ -597,9 +621,10 @@ int amudp_rel_unacked(gasnetc_transport_t *t) {
 }
 
 void amudp_rel_flush_acks(gasnetc_transport_t *t) {
-  for (uint32_t r = 0; t->acks_delayed && r < t->cfg.nranks; r++) {
+  int all = t->closing != 0;
+  for (uint32_t r = 0; t->acks_delayed > (all ? 0 : t->acks_idle) && r < t->cfg.nranks; r++) {
     amudp_peer_t *p = &t->peers[r];
-    if (p->ack_pending && !p->gone) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+    if (p->ack_pending && !p->gone && (all || !p->ack_idle)) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
   }
 }
 

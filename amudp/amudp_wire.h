@@ -57,7 +57,7 @@
 #include <stdint.h>
 
 #define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
-#define AMUDP_VERSION     2u      /* 2: AMUDP_T_AGG; raise at every change of
+#define AMUDP_VERSION     3u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE; raise at every change of
                                      what a datagram means */
 #define AMUDP_HDR_LEN     64u
 #define AMUDP_SACK_BITS   64u     /* so the window is at most 64 datagrams */
@@ -87,6 +87,10 @@ enum {
                               within the ack delay counted from arrival;
                               without it the delay counts from when the
                               receiver read it, so traffic back may carry it */
+  AMUDP_F_IDLE  = 1u << 4, /* this ack was held for the idle ack delay (none
+                              of the datagrams it covers asked for it): its
+                              timing is ours, not the network's, so the
+                              receiver takes no RTT sample from it */
 };
 
 /* Decoded header: host byte order. */

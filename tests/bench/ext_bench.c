@@ -18,7 +18,9 @@
  *            beside a raw UDP dissemination barrier over the same N
  *            processes (raw_probe_barrier: same pattern, no acks), which
  *            busy-polls when the N nodes fit the host's CPUs and yields the
- *            CPU as it polls when they do not, as the library does
+ *            CPU as it polls when they do not, as the library does; in
+ *            BAR_ROUNDS rounds of raw then gasnet, the ratio the median of
+ *            the rounds' (issue 15: <= 1.2x)
  * The last lines are the goals: 8-byte put <= 1.3x the raw round trip,
  * 4 MiB put bandwidth >= 0.8x the raw stream (and, when node 1 shares
  * memory with node 0, the median of 21 single 4 MiB puts >= 0.9x the
@@ -41,6 +43,7 @@
 #define H_PORTS 129
 #define MiB (1024u * 1024u)
 #define SEGSIZE (34u * MiB)
+#define BAR_ROUNDS 5
 
 static gasnet_seginfo_t *seg;
 static char *heap;
@@ -181,38 +184,61 @@ int main(int argc, char **argv) {
            "(GASNET_SUPERNODE_MAXSIZE)\n", put4med, mc, put4med / mc, put4m / mc, putnbi4m / mc);
     fflush(stdout);
   }
-  /* 2. barrier latency, all nodes: raw UDP, then gasnet_barrier */
+  /* 2. barrier latency, all nodes: BAR_ROUNDS rounds, each the raw UDP
+   * barrier then gasnet_barrier, ITERS / BAR_ROUNDS of each, so that both
+   * see the same moments of a shared machine; the ratio is the median over
+   * the rounds of the round's ratio */
   bar();
   int polite = (long)n > sysconf(_SC_NPROCESSORS_ONLN);
-  double rawbar_med = 0, rawbar = raw_probe_barrier(H_PORTS, iters, polite, &rawbar_med);
-  bar();
-  int biters = iters;
-  double *bt = malloc(sizeof *bt * (size_t)biters);
+  raw_probe_bar_t rb;
+  raw_probe_barrier_open(&rb, H_PORTS);
+  int biters = iters / BAR_ROUNDS > 10 ? iters / BAR_ROUNDS : 10, rawok = 1;
+  double *bt = malloc(sizeof *bt * (size_t)biters * BAR_ROUNDS), mean = 0, rawbar = 0;
+  double rmean[BAR_ROUNDS], rmed[BAR_ROUNDS], rawall_med = 0;
   for (int i = 0; i < 50; i++) bar();
-  double t0 = raw_probe_now_us();
-  for (int i = 0; i < biters; i++) {
-    double t1 = raw_probe_now_us();
+  for (int r = 0; r < BAR_ROUNDS; r++) {
+    double rawmed_r = 0, raw_r = raw_probe_barrier_run(&rb, biters, polite, &rawmed_r);
     bar();
-    bt[i] = raw_probe_now_us() - t1;
+    double t0 = raw_probe_now_us(), *rt = bt + (size_t)r * biters;
+    for (int i = 0; i < biters; i++) {
+      double t1 = raw_probe_now_us();
+      bar();
+      rt[i] = raw_probe_now_us() - t1;
+    }
+    double m = (raw_probe_now_us() - t0) / biters;
+    qsort(rt, (size_t)biters, sizeof *rt, raw_probe_cmp);
+    if (raw_r < 0) rawok = 0;
+    rmean[r] = m / raw_r;
+    rmed[r] = rt[biters / 2] / rawmed_r;
+    mean += m / BAR_ROUNDS;
+    rawbar += raw_r / BAR_ROUNDS;
+    rawall_med += rawmed_r / BAR_ROUNDS;
+    bar();
   }
-  double mean = (raw_probe_now_us() - t0) / biters;
-  qsort(bt, (size_t)biters, sizeof *bt, raw_probe_cmp);
+  raw_probe_close(&rb.p);
+  qsort(bt, (size_t)biters * BAR_ROUNDS, sizeof *bt, raw_probe_cmp);
+  qsort(rmean, BAR_ROUNDS, sizeof *rmean, raw_probe_cmp);
+  qsort(rmed, BAR_ROUNDS, sizeof *rmed, raw_probe_cmp);
+  double bmed = bt[(size_t)biters * BAR_ROUNDS / 2];
   if (me == 0) {
     char label[40];
     snprintf(label, sizeof label, "raw UDP barrier (%s)", polite ? "polite" : "busy-poll");
-    printf("%-30s %10s %10s\n", "barrier, all nodes", "mean(us)", "median(us)");
-    if (rawbar < 0) printf("%-30s %10s %10s\n", label, "lost", "lost");
-    else printf("%-30s %10.2f %10.2f\n", label, rawbar, rawbar_med);
-    printf("%-30s %10.2f %10.2f\n", "gasnet_barrier (anonymous)", mean, bt[biters / 2]);
+    printf("%-30s %10s %10s   (%d rounds of %d, interleaved)\n", "barrier, all nodes",
+           "mean(us)", "median(us)", BAR_ROUNDS, biters);
+    if (!rawok) printf("%-30s %10s %10s\n", label, "lost", "lost");
+    else printf("%-30s %10.2f %10.2f\n", label, rawbar, rawall_med);
+    printf("%-30s %10.2f %10.2f\n", "gasnet_barrier (anonymous)", mean, bmed);
     printf("summary: barrier on %u nodes mean %.2f us / raw round trip mean %.2f us = %.2fx "
            "(median %.2f / %.2f = %.2fx), goal <= 4x\n", (unsigned)n, mean, rawrtt, mean / rawrtt,
-           bt[biters / 2], rawmed, bt[biters / 2] / rawmed);
-    if (rawbar > 0)
+           bmed, rawmed, bmed / rawmed);
+    if (rawok)
       printf("summary: the raw UDP barrier on the same %u processes: mean %.2f us = %.2fx the raw "
-             "round trip; gasnet_barrier / raw barrier = %.2fx (median %.2fx)\n", (unsigned)n,
-             rawbar, rawbar / rawrtt, mean / rawbar, bt[biters / 2] / rawbar_med);
+             "round trip; gasnet_barrier / raw barrier = %.2fx (median %.2fx; medians over %d "
+             "rounds of the round's ratio), goal <= 1.2x\n", (unsigned)n, rawbar, rawbar / rawrtt,
+             rmean[BAR_ROUNDS / 2], rmed[BAR_ROUNDS / 2], BAR_ROUNDS);
     fflush(stdout);
   }
+  free(bt);
   bar();
   gasnet_exit(0);
 }

@@ -245,62 +245,89 @@ static inline void raw_probe_ports_handler(gasnet_token_t t, gasnet_handlerarg_t
 }
 #define RAW_PROBE_PORTS_HANDLER_ENTRY(idx) { (idx), (void (*)())raw_probe_ports_handler }
 
-static inline double raw_probe_barrier(gasnet_handler_t h, int iters, int polite, double *median) {
-  gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
+typedef struct {
   raw_probe_t p;
-  raw_probe_open(&p);
+  int rounds, it;
+  struct sockaddr_in peer[RAW_PROBE_BARRIER_ROUNDS];
+  int arrived[2][RAW_PROBE_BARRIER_ROUNDS];
+} raw_probe_bar_t;
+
+/* Every rank's barrier socket, learnt through AM handler h. */
+static inline void raw_probe_barrier_open(raw_probe_bar_t *b, gasnet_handler_t h) {
+  gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
+  memset(b, 0, sizeof *b);
+  raw_probe_open(&b->p);
   struct sockaddr_in a;
   socklen_t alen = sizeof a;
-  getsockname(p.fd, (struct sockaddr *)&a, &alen);
+  getsockname(b->p.fd, (struct sockaddr *)&a, &alen);
   raw_probe_ports_alloc();
   for (gasnet_node_t i = 0; i < n; i++)
     if (i != me) gasnet_AMRequestShort1(i, h, ntohs(a.sin_port));
   GASNET_BLOCKUNTIL(raw_probe_nports == (int)n - 1);
-  int rounds = 0;
-  while (((gasnet_node_t)1 << rounds) < n) rounds++;
-  struct sockaddr_in peer[RAW_PROBE_BARRIER_ROUNDS];
-  for (int r = 0; r < rounds; r++) {
-    memset(&peer[r], 0, sizeof peer[r]);
-    peer[r].sin_family = AF_INET;
-    peer[r].sin_port = htons(raw_probe_ports[(me + ((gasnet_node_t)1 << r)) % n]);
-    peer[r].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  while (((gasnet_node_t)1 << b->rounds) < n) b->rounds++;
+  for (int r = 0; r < b->rounds; r++) {
+    b->peer[r].sin_family = AF_INET;
+    b->peer[r].sin_port = htons(raw_probe_ports[(me + ((gasnet_node_t)1 << r)) % n]);
+    b->peer[r].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   }
-  int arrived[2][RAW_PROBE_BARRIER_ROUNDS] = {{0}};
-  double *t = malloc(sizeof *t * (size_t)iters), sum = 0;
-  int ok = 1;
-  for (int it = -20; it < iters && ok; it++) { /* 20 warm-up barriers */
-    double t0 = raw_probe_now_us();
-    for (int r = 0; r < rounds && ok; r++) {
-      int32_t msg[2] = { it, r };
-      sendto(p.fd, msg, sizeof msg, 0, (struct sockaddr *)&peer[r], sizeof peer[r]);
-      double waiting = raw_probe_now_us();
-      while (!arrived[it & 1][r]) {
-        int32_t in[2];
-        if (recv(p.fd, in, sizeof in, MSG_DONTWAIT) == (ssize_t)sizeof in) {
-          arrived[in[0] & 1][in[1] & (RAW_PROBE_BARRIER_ROUNDS - 1)]++;
-          continue;
-        }
-        double idle = raw_probe_now_us() - waiting;
-        if (polite && idle < RAW_PROBE_SPIN_US) {
-          sched_yield();
-        } else if (polite) {
-          struct pollfd pf = { p.fd, POLLIN, 0 };
-          poll(&pf, 1, 100);
-        }
-        if (idle > 2e6) { ok = 0; break; }
+  b->it = -20; /* 20 warm-up barriers */
+}
+
+/* One barrier; 0 when no datagram came for 2 s. */
+static inline int raw_probe_barrier_one(raw_probe_bar_t *b, int polite) {
+  int it = b->it++;
+  for (int r = 0; r < b->rounds; r++) {
+    int32_t msg[2] = { it, r };
+    sendto(b->p.fd, msg, sizeof msg, 0, (struct sockaddr *)&b->peer[r], sizeof b->peer[r]);
+    double waiting = raw_probe_now_us();
+    while (!b->arrived[it & 1][r]) {
+      int32_t in[2];
+      if (recv(b->p.fd, in, sizeof in, MSG_DONTWAIT) == (ssize_t)sizeof in) {
+        b->arrived[in[0] & 1][in[1] & (RAW_PROBE_BARRIER_ROUNDS - 1)]++;
+        continue;
       }
-      arrived[it & 1][r]--;
+      double idle = raw_probe_now_us() - waiting;
+      if (polite && idle < RAW_PROBE_SPIN_US) {
+        sched_yield();
+      } else if (polite) {
+        struct pollfd pf = { b->p.fd, POLLIN, 0 };
+        poll(&pf, 1, 100);
+      }
+      if (idle > 2e6) return 0;
     }
-    if (it >= 0) { t[it] = raw_probe_now_us() - t0; sum += t[it]; }
+    b->arrived[it & 1][r]--;
   }
-  double mean = -1;
-  if (ok) {
+  return 1;
+}
+
+/* iters barriers (after the warm-up ones, on the first call): the mean us
+ * per barrier, *median the median; -1 when one was lost. */
+static inline double raw_probe_barrier_run(raw_probe_bar_t *b, int iters, int polite,
+                                           double *median) {
+  while (b->it < 0)
+    if (!raw_probe_barrier_one(b, polite)) return -1;
+  double *t = malloc(sizeof *t * (size_t)iters), sum = 0, mean = -1;
+  int i = 0;
+  for (; i < iters; i++) {
+    double t0 = raw_probe_now_us();
+    if (!raw_probe_barrier_one(b, polite)) break;
+    t[i] = raw_probe_now_us() - t0;
+    sum += t[i];
+  }
+  if (i == iters) {
     qsort(t, (size_t)iters, sizeof *t, raw_probe_cmp);
     *median = t[iters / 2];
     mean = sum / iters;
   }
   free(t);
-  raw_probe_close(&p);
+  return mean;
+}
+
+static inline double raw_probe_barrier(gasnet_handler_t h, int iters, int polite, double *median) {
+  raw_probe_bar_t b;
+  raw_probe_barrier_open(&b, h);
+  double mean = raw_probe_barrier_run(&b, iters, polite, median);
+  raw_probe_close(&b.p);
   return mean;
 }
 

@@ -20,10 +20,12 @@ cm=$(echo "$clean" | awk '/^AM Short 0 args/ {print $6}')
 r=$(echo "$clean" | awk '/^raw UDP/ {print $6}')
 rm_=$(echo "$clean" | awk '/^raw UDP/ {print $7}')
 l=$(echo "$lossy" | awk '/^AM Short 0 args/ {print $5}')
-awk -v c="$c" -v cm="$cm" -v r="$r" -v rm="$rm_" -v l="$l" 'BEGIN {
-  if (c == "" || l == "") exit;
-  printf "goal 1: Short AM mean %.2f us / raw mean %.2f us = %.2fx (median %.2f / %.2f = %.2fx), goal <= 1.15x: %s\n",
-         c, r, c / r, cm, rm, cm / rm, (cm / rm <= 1.15) ? "met" : "not met";
+rr=$(echo "$clean" | sed -n 's/.*ratio of means \([0-9.]*\)x, of medians \([0-9.]*\)x.*/\1 \2/p')
+awk -v c="$c" -v cm="$cm" -v r="$r" -v rm="$rm_" -v l="$l" -v rr="$rr" 'BEGIN {
+  if (c == "" || l == "" || rr == "") exit;
+  split(rr, q, " ");
+  printf "goal 1: Short AM mean %.2f us / raw mean %.2f us; median over the interleaved rounds of their ratio %.2fx (of medians %.2fx), goal <= 1.15x: %s\n",
+         c, r, q[1], q[2], (q[2] <= 1.15) ? "met" : "not met";
   printf "goal 2: Short AM mean with 10%% loss %.2f us / loss-free %.2f us = %.2fx, goal <= 5x: %s\n",
          l, c, l / c, (l / c <= 5) ? "met" : "not met" }'
 echo "exit codes: clean $rc1, with loss $rc2 (expected 0 and 0)"
