@@ -445,7 +445,7 @@ static void rx_batch_reset(amudp_rxbatch_t *b, int n, int gro) {
 static int rx_once(gasnetc_transport_t *t, int fd, int late, int *delivered) {
   AMUDP_LOCK(t);
   amudp_rxbatch_t *b = rx_batch_get(t);
-  int streaming = t->rx_hits >= 2;
+  int streaming = fd == t->afd || t->rx_hits >= 2; /* the ack socket: read in batches */
   AMUDP_UNLOCK(t);
   if (!b) return 0;
   int gro = t->gro;
@@ -525,7 +525,7 @@ static int rx_once(gasnetc_transport_t *t, int fd, int late, int *delivered) {
                                              : amudp_frag_deliver(t, src[k], &b->items[k]);
   }
   AMUDP_LOCK(t);
-  t->rx_hits = m > 0 ? t->rx_hits + 1 : 0;
+  if (fd == t->fd) t->rx_hits = m > 0 ? t->rx_hits + 1 : 0;
   AMUDP_COUNT(t, frames_delivered, (uint64_t)n);
   b->next = t->rx_free;
   t->rx_free = b;
@@ -614,8 +614,8 @@ static int amudp_progress(gasnetc_transport_t *t) {
     int late;
     int due = amudp_ack_read_due(t, slept, now, &late);
     AMUDP_UNLOCK(t);
-    if (due) {
-      for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
+    if (due) { /* drained: acks read lazily must not pile up behind fresh ones */
+      for (int round = 0; round < AMUDP_ACK_DRAIN_ROUNDS; round++)
         if (rx_once(t, t->afd, late, &delivered) < AMUDP_RX_BATCH) break;
       now = gasneti_now_ns();
     }

@@ -59,6 +59,17 @@
                                          does not fault in fresh pages each time */
 #define AMUDP_RX_BATCH     16         /* datagrams per recvmmsg() */
 #define AMUDP_RX_ROUNDS    4          /* recvmmsg() calls per poll: bounds poll's work */
+/* recvmmsg() calls on the ack socket when it is read: until it is empty, up
+ * to this bound (acks are not delivered, so each costs little). Read a
+ * batch at a time as lazily as it is, it once held thousands of stale
+ * acks in front of the one a retransmitting sender needed: t_ex_ratomic
+ * -n 3 under 10% loss stalled at the RTO cap (docs/transports.md). */
+#define AMUDP_ACK_DRAIN_ROUNDS 64
+/* Prompt acks that make a sender forget that its peer held one: in a
+ * barrier of 4 a peer's acks ride on its own rounds promptly or, when it is
+ * descheduled, go alone after the idle delay, and forgetting at the first
+ * prompt one cost ~90 spurious retransmissions per 5,000 barriers. */
+#define AMUDP_HOLDS_MEMORY 16
 #define AMUDP_RXBUF        65536u     /* receive buffer per datagram */
 #define AMUDP_PROBES       3          /* unanswered pings before a silent peer is dead */
 #define AMUDP_ACTIVE_TIMEOUTS 4       /* peers idle this many timeouts get no pings */
@@ -128,6 +139,7 @@ typedef struct amudp_pkt {
   uint16_t ntx;           /* transmissions so far */
   uint8_t is_req;         /* counts against the request credits */
   uint8_t fast_done;      /* already fast-retransmitted once */
+  uint8_t ackreq;         /* its last transmission had AMUDP_F_ACKREQ */
   uint8_t lost;           /* presumed lost at an RTO: resent once the peer acks again */
   uint16_t nagg;          /* AGG container: frames in it (members on `agg`) */
   struct amudp_pkt *agg;  /* AGG container: its member pkts, each a whole frame
@@ -186,6 +198,10 @@ typedef struct amudp_peer {
   uint32_t msg_id;
   uint64_t srtt_ns, rttvar_ns, rto_ns;
   unsigned backoff;           /* RTO doublings since the peer last acked anything */
+  uint8_t holds_acks;         /* it held an ack for the idle delay
+                                 (AMUDP_F_IDLE) within the last
+                                 AMUDP_HOLDS_MEMORY prompt acks of datagrams
+                                 that did not ask: those allow for it (transmit) */
   amudp_cc_t cc;              /* congestion window */
   /* receive side */
   uint32_t rcv_next;          /* all seq < rcv_next received */

@@ -20,7 +20,8 @@
  * ack_every datagrams, a duplicate, a gap, or a PING; or, for an ack its
  * sender waits on, when we go to sleep (nothing we send while asleep could
  * carry it: amudp_rel_flush_acks). A sender allows ack_idle more before it
- * retransmits a datagram it did not ask to be acked promptly.
+ * retransmits a datagram it did not ask to be acked promptly, while the
+ * peer's acks come held (AMUDP_F_IDLE: holds_acks).
  *
  * Retransmitting. Each in-flight datagram has its own deadline: its last
  * transmission + the peer's RTO << backoff (capped at rto_max) + a drain
@@ -72,7 +73,7 @@ amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
     return NULL;
   }
   pkt->next = pkt->prev = NULL;
-  pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->fast_done = 0; pkt->lost = 0;
+  pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->fast_done = 0; pkt->lost = 0; pkt->ackreq = 0;
   pkt->nagg = 0; pkt->agg = NULL;
   pkt->first_tx_ns = pkt->tx_ns = pkt->due_ns = 0;
   pkt->msg = NULL; pkt->data = NULL; pkt->datalen = 0;
@@ -252,6 +253,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
   int ackreq = pkt->ntx || t->closing || p->rep_q.head || p->req_q.head ||
                (p->snd_nxt - una) * 2 >= t->tun.credits;
+  pkt->ackreq = (uint8_t)ackreq;
   if (ackreq) {
     h.flags |= AMUDP_F_ACKREQ;
     AMUDP_COUNT(t, ackreq_sent, 1);
@@ -277,7 +279,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
    * burst does not time out just for being queued behind itself. */
   uint32_t ahead = p->snd_nxt - (p->fl_head ? p->fl_head->seq : p->snd_nxt);
   pkt->due_ns = now + rto_backed_off(t, p) + p->fl_bytes + (uint64_t)ahead * AMUDP_DRAIN_NS;
-  if (!ackreq) pkt->due_ns += t->tun.ack_idle_ns; /* its ack may wait that long */
+  if (!ackreq && p->holds_acks) pkt->due_ns += t->tun.ack_idle_ns; /* its ack may wait that long */
   t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
   ack_sent(t, p); /* it rode along */
   AMUDP_COUNT(t, data_sent, 1);
@@ -445,7 +447,7 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
    * backoff covers that, and one stall should not inflate the RTO.) */
   uint64_t newest_tx = 0;
   uint32_t high = 0, top = 0;          /* highest sacked, highest acked at all */
-  int sacked = 0, progress = 0;
+  int sacked = 0, progress = 0, asked = 0;
   size_t acked_bytes = 0;
   amudp_pkt_t *pkt = p->fl_head, *next;
   for (; pkt; pkt = next) {
@@ -469,12 +471,17 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
       amudp_cc_on_late(t, p); /* the timeout was spurious: undo its cut */
     }
     progress = 1;
+    asked |= pkt->ackreq;
     top = pkt->seq;
     acked_bytes += pkt->wirelen;
     flight_unlink(t, p, pkt);
     if (pkt->is_req) p->nreq--;
     amudp_pkt_put(t, pkt);
   }
+  /* An ack of datagrams that asked for it is prompt whatever the peer
+   * would do with the others: only one that did not ask tells. */
+  if (flags & AMUDP_F_IDLE) p->holds_acks = AMUDP_HOLDS_MEMORY;
+  else if (progress && !asked && p->holds_acks) p->holds_acks--;
   if (may_sample && newest_tx && now > newest_tx) {
     rtt_sample(t, p, now - newest_tx);
     amudp_cc_on_rtt(t, p, now - newest_tx, now);
@@ -546,8 +553,12 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
    * nobody waits, the ack waits the idle delay (ack_idle, ~1 ms) from now
    * for traffic back to carry it, and is not flushed when we sleep: in a
    * dissemination barrier nothing goes back to the sender of a round, and
-   * one ack per idle delay then covers many barriers (the sender's timer
-   * allows for it: transmit; and takes no RTT sample from it: AMUDP_F_IDLE). */
+   * one ack per idle delay then covers many barriers. Such an ack says so
+   * (AMUDP_F_IDLE): its receiver takes no RTT sample from it, and allows
+   * the idle delay before it retransmits what it sends us next without
+   * asking (holds_acks), until acks come back promptly again: a
+   * ping-pong, whose replies carry the acks, still recovers a lost request
+   * after one RTO; a barrier's rounds are not retransmitted spuriously. */
   int prompt = (flags & AMUDP_F_ACKREQ) != 0;
   uint64_t since = t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
   if (p->ack_pending++ == 0) {

@@ -22,8 +22,9 @@
  *            BAR_ROUNDS rounds of raw then gasnet, the ratio the median of
  *            the rounds' (issue 15: <= 1.2x)
  * The last lines are the goals: 8-byte put <= 1.3x the raw round trip,
- * 4 MiB put bandwidth >= 0.8x the raw stream (and, when node 1 shares
- * memory with node 0, the median of 21 single 4 MiB puts >= 0.9x the
+ * 4 MiB put bandwidth >= 0.8x the raw stream (>= 0.95x in BW_ROUNDS rounds
+ * alternating 32 MiB of each, the median of the rounds' ratios: issue 15;
+ * and, when node 1 shares memory with node 0, the median of 21 single 4 MiB puts >= 0.9x the
  * median of 21 memcpys of 4 MiB in the same run: raw_probe_shm.h),
  * barrier <= 4x the raw round
  * trip. With more nodes than cores even the raw barrier is bound by context
@@ -44,6 +45,7 @@
 #define MiB (1024u * 1024u)
 #define SEGSIZE (34u * MiB)
 #define BAR_ROUNDS 5
+#define BW_ROUNDS 5
 
 static gasnet_seginfo_t *seg;
 static char *heap;
@@ -92,6 +94,31 @@ static double bw(int kind, size_t n, size_t total) {
   return (double)(reps * n) / (raw_probe_now_us() - t0);
 }
 
+/* Blocking 4 MiB puts against the raw UDP stream between nodes 0 and 1, in
+ * BW_ROUNDS rounds of 32 MiB each (the raw stream, then the puts, every
+ * node between them in a barrier, so that both see the same moments of a
+ * shared machine): node 0 returns the median of the rounds' ratios. Every
+ * node calls it; p is open on nodes 0 and 1. */
+static double put4_interleaved(raw_probe_t *p, gasnet_node_t me, int iters) {
+  double ratio[BW_ROUNDS] = { 0 };
+  int count = iters >= 500 ? 520 : 130; /* 65000-byte datagrams: 32 MiB, or 8 */
+  for (int r = 0; r < BW_ROUNDS; r++) {
+    int lost;
+    double raw = 0;
+    if (me < 2) {
+      char junk[64]; /* what the last stream left (a repeated END, its answers) */
+      while (recv(p->fd, junk, sizeof junk, MSG_DONTWAIT) >= 0) {}
+    }
+    bar();
+    if (me < 2) raw = raw_probe_stream(p, me == 0, count, &lost);
+    bar();
+    if (me == 0) ratio[r] = bw(BW_PUT, 4 * MiB, (size_t)count * RAW_PROBE_DGRAM) / raw;
+    bar();
+  }
+  qsort(ratio, BW_ROUNDS, sizeof *ratio, raw_probe_cmp);
+  return ratio[BW_ROUNDS / 2];
+}
+
 /* MB/s of one blocking put of n bytes: the median of `rounds`, after one. */
 static double put_median(size_t n, int rounds) {
   double *r = malloc(sizeof *r * (size_t)rounds);
@@ -125,13 +152,13 @@ int main(int argc, char **argv) {
   /* 1. raw probes between nodes 0 and 1 */
   double rawrtt = 0, rawmed = 0, rawbw = 0;
   int lost = 0;
+  raw_probe_t p;
+  double put4m = 0, putnbi4m = 0; /* node 0's loop figures */
   if (me < 2) {
-    raw_probe_t p;
     raw_probe_open(&p);
     raw_probe_connect(&p, 1 - me, H_PORT);
     rawrtt = raw_probe_pingpong(&p, me == 0, iters * 5, &rawmed);
     rawbw = raw_probe_stream(&p, me == 0, 2000, &lost); /* 130 MB */
-    raw_probe_close(&p);
   }
   bar();
   if (me == 0) {
@@ -153,7 +180,6 @@ int main(int argc, char **argv) {
     for (int k = 0; k < BW_KINDS; k++) printf(" %13s", bw_names[k]);
     printf("\n%-14s %13.1f  (65000-byte datagrams from/into 16 MiB buffers, window 32, %d of 2000 "
            "lost)\n", "raw UDP stream", rawbw, lost);
-    double put4m = 0, putnbi4m = 0;
     for (size_t sz = 4096; sz <= 16 * MiB; sz *= 4) {
       char label[20];
       snprintf(label, sizeof label, sz >= MiB ? "%zu MiB" : "%zu KiB", sz >= MiB ? sz / MiB : sz / 1024);
@@ -172,6 +198,14 @@ int main(int argc, char **argv) {
            "%.2fx), goal <= 1.3x\n", put8, rawrtt, put8 / rawrtt, put8med, rawmed, put8med / rawmed);
     printf("summary: put 4 MiB %.1f MB/s (put_nbi %.1f) / raw stream %.1f MB/s = %.2fx (%.2fx), "
            "goal >= 0.8x\n", put4m, putnbi4m, rawbw, put4m / rawbw, putnbi4m / rawbw);
+    fflush(stdout);
+  }
+  /* 4 MiB puts and the raw stream alternating, BW_ROUNDS rounds */
+  double bwr = put4_interleaved(&p, me, iters);
+  if (me < 2) raw_probe_close(&p);
+  if (me == 0) {
+    printf("summary: put 4 MiB / raw UDP stream, %d interleaved rounds (32 MiB each): median of "
+           "the rounds' ratios %.2fx, goal >= 0.95x (issue 15)\n", BW_ROUNDS, bwr);
     /* the floor under a put to a neighbour whose segment is mapped here,
      * like with like: the median of 21 single puts beside the probe's
      * median of 21 memcpys (the loop above is a mean, which a preemption
