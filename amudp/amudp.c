@@ -73,10 +73,7 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   if (u->ack_idle_ns < u->ack_delay_ns) u->ack_idle_ns = u->ack_delay_ns;
   u->sockbuf = (int)amudp_env_num(t, "GASNET_UDP_SOCKBUF", 4 << 20, 65536, 1 << 30);
   /* Read lazily unless acks are waited on (amudp_ack_read_due). */
-  /* Off by default: with it, t_ex_ratomic -n 3 under 10% loss, 5% duplicates
-   * and 5% reordering stalls (a sender resends one datagram at the RTO cap
-   * while its peer acks each copy to the ack socket; docs/transports.md). */
-  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 0, 0, 1);
+  u->ack_socket = (int)amudp_env_num(t, "GASNET_UDP_ACK_SOCKET", 1, 0, 1);
   u->gso = (int)amudp_env_num(t, "GASNET_UDP_GSO", 1, 0, 1);
   u->mmsg = (int)amudp_env_num(t, "GASNET_UDP_SENDMMSG", 1, 0, 1);
   u->agg = (int)amudp_env_num(t, "GASNET_UDP_AGG", 1, 0, 1);
