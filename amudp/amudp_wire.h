@@ -90,7 +90,9 @@ enum {
   AMUDP_F_IDLE  = 1u << 4, /* this ack was held for the idle ack delay (none
                               of the datagrams it covers asked for it): its
                               timing is ours, not the network's, so the
-                              receiver takes no RTT sample from it */
+                              receiver takes no RTT sample from it, and
+                              allows that delay before it retransmits what
+                              does not ask (amudp_reliable.c: holds_acks) */
 };
 
 /* Decoded header: host byte order. */
