@@ -112,8 +112,7 @@ static double am_rtt(int cat, size_t n, int iters, double *median) {
     GASNET_BLOCKUNTIL(pongs == want);
     if (i >= 0) { rtt[i] = raw_probe_now_us() - t0; sum += rtt[i]; }
   }
-  qsort(rtt, iters, sizeof *rtt, raw_probe_cmp);
-  *median = rtt[iters / 2];
+  *median = raw_probe_median(rtt, (size_t)iters);
   free(rtt);
   return sum / iters;
 }
@@ -192,8 +191,6 @@ int main(int argc, char **argv) {
     GASNET_BLOCKUNTIL(done);
     gasnet_exit(0);
   }
-  qsort(rmean, RTT_ROUNDS, sizeof *rmean, raw_probe_cmp);
-  qsort(rmed, RTT_ROUNDS, sizeof *rmed, raw_probe_cmp);
   printf("# am_pingpong: node 0 <-> node 1, %d round trips per size, GASNET_UDP_DROP=%s\n", iters,
          drop ? drop : "0");
   printf("%-28s %10s %10s   (Short and raw: means of %d interleaved rounds of %d)\n", "round trip",
@@ -244,7 +241,8 @@ int main(int argc, char **argv) {
   printf("summary: Short AM round trip mean %.2f us, median %.2f us; raw UDP mean %.2f us, median "
          "%.2f us; ratio of means %.2fx, of medians %.2fx (medians over %d interleaved rounds of "
          "the round's ratio; goal <= 1.15x)\n",
-         shortrtt, shortmed, raw, rawmed, rmean[RTT_ROUNDS / 2], rmed[RTT_ROUNDS / 2], RTT_ROUNDS);
+         shortrtt, shortmed, raw, rawmed, raw_probe_median(rmean, RTT_ROUNDS),
+         raw_probe_median(rmed, RTT_ROUNDS), RTT_ROUNDS);
   fflush(stdout);
   gasnet_AMRequestShort0(1, H_DONE);
   gasnet_exit(0);

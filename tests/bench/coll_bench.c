@@ -68,12 +68,6 @@ static inline void op(int f, gex_Rank_t root) {
   }
 }
 
-/* The median of v[0..k), which it sorts. */
-static double mid(double *v, int k) {
-  qsort(v, (size_t)k, sizeof *v, raw_probe_cmp);
-  return v[k / 2];
-}
-
 /* One round: iters samples of every form, interleaved. t[f * iters + i]
  * is this rank's time of sample i of form f; tmax the same, max over ranks.
  * Per form: med[f] of the maxima, own[f] of this rank's own. */
@@ -89,8 +83,8 @@ static void measure_round(int iters, double *t, double *tmax, double *med, doubl
   size_t cnt = (size_t)NFORMS * iters;
   gex_Event_Wait(gex_Coll_ReduceToAllNB(tm, tmax, t, GEX_DT_DBL, 8, cnt, GEX_OP_MAX, NULL, NULL, 0));
   for (int f = 0; f < NFORMS; f++) {
-    med[f] = mid(&tmax[f * iters], iters);
-    own[f] = mid(&t[f * iters], iters);
+    med[f] = raw_probe_median(&tmax[f * iters], (size_t)iters);
+    own[f] = raw_probe_median(&t[f * iters], (size_t)iters);
   }
 }
 
@@ -157,9 +151,10 @@ int main(int argc, char **argv) {
            "/ barrier");
     double rt[NFORMS];
     for (int f = 0; f < NFORMS; f++) {
-      rt[f] = mid(ratio[f], rounds);
-      printf("%-24s %14.2f %14.2f %14.2f %9.2fx\n", labels[f], mid(rmed[f], rounds),
-             mid(rown[f], rounds), loop[f], rt[f]);
+      rt[f] = raw_probe_median(ratio[f], (size_t)rounds);
+      printf("%-24s %14.2f %14.2f %14.2f %9.2fx\n", labels[f],
+             raw_probe_median(rmed[f], (size_t)rounds), raw_probe_median(rown[f], (size_t)rounds),
+             loop[f], rt[f]);
     }
     char rawl[64];
     if (raw < 0) snprintf(rawl, sizeof rawl, "lost a datagram");
@@ -171,11 +166,13 @@ int main(int argc, char **argv) {
            "DBL %.2fx (medians of the max over ranks, median of %d rounds); goal <= %.1fx: %s\n",
            (unsigned)n, nbrhd == 1 ? "over the network" : nbrhd == n ? "on one host" : "mixed",
            rt[F_BCAST], rt[F_RED_U64], rt[F_RED_DBL], rounds, GOAL, met ? "met" : "not met");
+    double own_bar = raw_probe_median(rown[F_BAR], (size_t)rounds);
     if (raw > 0)
       printf("summary: barrier median %.2f us (rank 0's own) / raw UDP dissemination barrier "
              "median %.2f us = %.2fx; bcast %.2fx, reduce-all U64 %.2fx the raw barrier\n",
-             mid(rown[F_BAR], rounds), rawmed, mid(rown[F_BAR], rounds) / rawmed,
-             mid(rown[F_BCAST], rounds) / rawmed, mid(rown[F_RED_U64], rounds) / rawmed);
+             own_bar, rawmed, own_bar / rawmed,
+             raw_probe_median(rown[F_BCAST], (size_t)rounds) / rawmed,
+             raw_probe_median(rown[F_RED_U64], (size_t)rounds) / rawmed);
     else
       printf("summary: the raw UDP barrier lost a datagram; no ratio to it\n");
     fflush(stdout);

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "raw_probe.h" /* raw_probe_now_us, raw_probe_cmp */
+#include "raw_probe.h" /* raw_probe_now_us, raw_probe_median */
 
 #define MAX_ROUNDS 64
 #define GOAL 1.1      /* FADD within 1.1x a Short AM round trip */
@@ -78,12 +78,6 @@ static inline void op(int f) {
   }
 }
 
-/* The median of v[0..n), which it sorts. */
-static double mid(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, raw_probe_cmp);
-  return v[n / 2];
-}
-
 /* One round: iters samples of every form, interleaved (sample i of each
  * form in turn, the order reversed every other sample), so that all forms
  * see the same moments of a shared machine. Per form: the mean per call
@@ -99,7 +93,7 @@ static void measure_round(int iters, int batch, double *t, double *mean, double 
     }
   for (int f = 0; f < NFORMS; f++) {
     mean[f] = sum[f] / iters;
-    med[f] = mid(&t[f * iters], iters);
+    med[f] = raw_probe_median(&t[f * iters], (size_t)iters);
   }
 }
 
@@ -157,8 +151,9 @@ int main(int argc, char **argv) {
   for (int f = 0; f < NFORMS; f++) {
     double rm[MAX_ROUNDS];
     for (int r = 0; r < rounds; r++) rm[r] = med[f][r] / med[FORM_BASE][r];
-    ratio[f] = mid(rm, rounds);
-    printf("%-32s %10.4f %10.4f\n", labels[f], mid(mean[f], rounds), mid(med[f], rounds));
+    ratio[f] = raw_probe_median(rm, (size_t)rounds);
+    printf("%-32s %10.4f %10.4f\n", labels[f], raw_probe_median(mean[f], (size_t)rounds),
+           raw_probe_median(med[f], (size_t)rounds));
   }
   if (mapped)
     printf("summary: on one host FADD U64 / CPU atomic %.2fx, FADD DBL / CPU atomic %.2fx "

@@ -64,8 +64,7 @@ static double lat(int get, size_t n, int iters, double *median) {
     else gasnet_put(1, remote, heap, n);
     if (i >= 0) { t[i] = raw_probe_now_us() - t0; sum += t[i]; }
   }
-  qsort(t, (size_t)iters, sizeof *t, raw_probe_cmp);
-  *median = t[iters / 2];
+  *median = raw_probe_median(t, (size_t)iters);
   free(t);
   return sum / iters;
 }
@@ -115,8 +114,7 @@ static double put4_interleaved(raw_probe_t *p, gasnet_node_t me, int iters) {
     if (me == 0) ratio[r] = bw(BW_PUT, 4 * MiB, (size_t)count * RAW_PROBE_DGRAM) / raw;
     bar();
   }
-  qsort(ratio, BW_ROUNDS, sizeof *ratio, raw_probe_cmp);
-  return ratio[BW_ROUNDS / 2];
+  return raw_probe_median(ratio, BW_ROUNDS);
 }
 
 /* MB/s of one blocking put of n bytes: the median of `rounds`, after one. */
@@ -128,8 +126,7 @@ static double put_median(size_t n, int rounds) {
     gasnet_put(1, seg[1].addr, heap, n);
     r[i] = (double)n / (raw_probe_now_us() - t0);
   }
-  qsort(r, (size_t)rounds, sizeof *r, raw_probe_cmp);
-  double med = r[rounds / 2];
+  double med = raw_probe_median(r, (size_t)rounds);
   free(r);
   return med;
 }
@@ -231,7 +228,7 @@ int main(int argc, char **argv) {
   double rmean[BAR_ROUNDS], rmed[BAR_ROUNDS], rawall_med = 0;
   for (int i = 0; i < 50; i++) bar();
   for (int r = 0; r < BAR_ROUNDS; r++) {
-    double rawmed_r = 0, raw_r = raw_probe_barrier_run(&rb, biters, polite, &rawmed_r);
+    double rawmed_r = 0, raw_r = rawok ? raw_probe_barrier_run(&rb, biters, polite, &rawmed_r) : -1;
     bar();
     double t0 = raw_probe_now_us(), *rt = bt + (size_t)r * biters;
     for (int i = 0; i < biters; i++) {
@@ -240,20 +237,16 @@ int main(int argc, char **argv) {
       rt[i] = raw_probe_now_us() - t1;
     }
     double m = (raw_probe_now_us() - t0) / biters;
-    qsort(rt, (size_t)biters, sizeof *rt, raw_probe_cmp);
-    if (raw_r < 0) rawok = 0;
+    if (raw_r < 0) rawok = 0; /* a datagram lost: no more raw rounds (each would wait 2 s) */
     rmean[r] = m / raw_r;
-    rmed[r] = rt[biters / 2] / rawmed_r;
+    rmed[r] = raw_probe_median(rt, (size_t)biters) / rawmed_r;
     mean += m / BAR_ROUNDS;
     rawbar += raw_r / BAR_ROUNDS;
     rawall_med += rawmed_r / BAR_ROUNDS;
     bar();
   }
   raw_probe_close(&rb.p);
-  qsort(bt, (size_t)biters * BAR_ROUNDS, sizeof *bt, raw_probe_cmp);
-  qsort(rmean, BAR_ROUNDS, sizeof *rmean, raw_probe_cmp);
-  qsort(rmed, BAR_ROUNDS, sizeof *rmed, raw_probe_cmp);
-  double bmed = bt[(size_t)biters * BAR_ROUNDS / 2];
+  double bmed = raw_probe_median(bt, (size_t)biters * BAR_ROUNDS);
   if (me == 0) {
     char label[40];
     snprintf(label, sizeof label, "raw UDP barrier (%s)", polite ? "polite" : "busy-poll");
@@ -269,7 +262,7 @@ int main(int argc, char **argv) {
       printf("summary: the raw UDP barrier on the same %u processes: mean %.2f us = %.2fx the raw "
              "round trip; gasnet_barrier / raw barrier = %.2fx (median %.2fx; medians over %d "
              "rounds of the round's ratio), goal <= 1.2x\n", (unsigned)n, rawbar, rawbar / rawrtt,
-             rmean[BAR_ROUNDS / 2], rmed[BAR_ROUNDS / 2], BAR_ROUNDS);
+             raw_probe_median(rmean, BAR_ROUNDS), raw_probe_median(rmed, BAR_ROUNDS), BAR_ROUNDS);
     fflush(stdout);
   }
   free(bt);

@@ -71,6 +71,11 @@ static int raw_probe_cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
+/* The median of v[0..n), which it sorts (n > 0). */
+static inline double raw_probe_median(double *v, size_t n) {
+  qsort(v, n, sizeof *v, raw_probe_cmp);
+  return v[n / 2];
+}
 
 typedef struct {
   int fd;
@@ -125,8 +130,7 @@ static inline double raw_probe_pingpong(raw_probe_t *p, int initiator, int iters
     if (!initiator) sendto(p->fd, msg, sizeof msg, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
     if (i >= 0) { rtt[i] = raw_probe_now_us() - t0; sum += rtt[i]; }
   }
-  qsort(rtt, (size_t)iters, sizeof *rtt, raw_probe_cmp);
-  *median = rtt[iters / 2];
+  *median = raw_probe_median(rtt, (size_t)iters);
   free(rtt);
   return sum / iters;
 }
@@ -315,8 +319,7 @@ static inline double raw_probe_barrier_run(raw_probe_bar_t *b, int iters, int po
     sum += t[i];
   }
   if (i == iters) {
-    qsort(t, (size_t)iters, sizeof *t, raw_probe_cmp);
-    *median = t[iters / 2];
+    *median = raw_probe_median(t, (size_t)iters);
     mean = sum / iters;
   }
   free(t);

@@ -94,8 +94,7 @@ static inline double raw_probe_tcp_pingpong(int fd, int initiator, int iters, do
     if (!initiator) raw_probe_tcp_io(fd, msg, sizeof msg, 1);
     if (i >= 0) { rtt[i] = raw_probe_now_us() - t0; sum += rtt[i]; }
   }
-  qsort(rtt, (size_t)iters, sizeof *rtt, raw_probe_cmp);
-  *median = rtt[iters / 2];
+  *median = raw_probe_median(rtt, (size_t)iters);
   free(rtt);
   return sum / iters;
 }
