@@ -15,6 +15,7 @@
  */
 #include "amudp_internal.h"
 #include "transport_addr.h"
+#include "gasneti_bytes.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -113,23 +114,44 @@ static int sa_equal(const struct sockaddr_storage *a, const struct sockaddr_stor
          (!with_port || x->sin6_port == y->sin6_port);
 }
 
-/* The blob: core/transport_addr.h's (8 or 20 bytes), then at
- * AMUDP_ADDR_ACK_PORT the port of our ack socket, network byte order, or 0
- * when ACKs go to the data socket. */
+/* The blob: core/transport_addr.h's (8 or 20 bytes), then
+ *   AMUDP_ADDR_ACK_PORT   2  the port of our ack socket, network byte order,
+ *                            or 0 when ACKs go to the data socket;
+ *   AMUDP_ADDR_WIRE       1  AMUDP_VERSION, so that a rank of another build
+ *                            is named at attach, not at its first datagram;
+ *   AMUDP_ADDR_IDLE_US    4  how long we hold an ack nobody waits on
+ *                            (GASNET_UDP_ACK_DELAY_IDLE_US), little-endian:
+ *                            our peers allow that much before they resend
+ *                            to us (amudp_reliable.c: transmit). */
 #define AMUDP_ADDR_ACK_PORT 20
-_Static_assert(AMUDP_ADDR_ACK_PORT + 2 <= GASNETC_ADDR_MAX, "the ack port fits the blob");
+#define AMUDP_ADDR_WIRE     22
+#define AMUDP_ADDR_IDLE_US  24
+#define AMUDP_ADDR_LEN      28
+_Static_assert(AMUDP_ADDR_LEN <= GASNETC_ADDR_MAX, "the amudp fields fit the blob");
 
 static int amudp_address(gasnetc_transport_t *t, void *blob, size_t *len) {
   unsigned char *b = blob;
   size_t n = gasnetc_addr_encode(&t->self, b);
-  memset(b + n, 0, AMUDP_ADDR_ACK_PORT + 2 - n);
+  memset(b + n, 0, AMUDP_ADDR_LEN - n);
   memcpy(b + AMUDP_ADDR_ACK_PORT, &t->ack_port, 2);
-  *len = AMUDP_ADDR_ACK_PORT + 2;
+  b[AMUDP_ADDR_WIRE] = AMUDP_VERSION;
+  gasneti_put_le32(b + AMUDP_ADDR_IDLE_US, (uint32_t)(t->tun.ack_idle_ns / 1000));
+  *len = AMUDP_ADDR_LEN;
   return 0;
 }
 
-static int addr_decode(const unsigned char *b, amudp_peer_t *p) {
-  if (gasnetc_addr_decode(b, &p->addr, &p->addrlen) != 0) return -1;
+/* Rank r's blob into p; on error says why on stderr. */
+static int addr_decode(const unsigned char *b, uint32_t r, amudp_peer_t *p) {
+  if (gasnetc_addr_decode(b, &p->addr, &p->addrlen) != 0) {
+    fprintf(stderr, "amudp: rank %u's address blob is not a UDP address\n", r);
+    return -EINVAL;
+  }
+  if (b[AMUDP_ADDR_WIRE] != AMUDP_VERSION) {
+    fprintf(stderr, "amudp: rank %u speaks amudp wire version %u, this rank %u: it runs "
+            "another build of GASNet, and every rank of a job must run the same one\n",
+            r, b[AMUDP_ADDR_WIRE], AMUDP_VERSION);
+    return -EPROTO;
+  }
   memcpy(&p->ack_addr, &p->addr, sizeof p->ack_addr);
   uint16_t port;
   memcpy(&port, b + AMUDP_ADDR_ACK_PORT, 2);
@@ -137,6 +159,7 @@ static int addr_decode(const unsigned char *b, amudp_peer_t *p) {
     if (p->addr.ss_family == AF_INET) ((struct sockaddr_in *)&p->ack_addr)->sin_port = port;
     else ((struct sockaddr_in6 *)&p->ack_addr)->sin6_port = port;
   }
+  p->ack_idle_ns = (uint64_t)gasneti_get_le32(b + AMUDP_ADDR_IDLE_US) * 1000;
   return 0;
 }
 
@@ -286,11 +309,11 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
       continue;
     }
     t->nserved++;
-    if (addr_decode((const unsigned char *)blobs + (size_t)r * stride, p) != 0) {
-      fprintf(stderr, "amudp: rank %u's address blob is not a UDP address\n", r);
+    int rc = addr_decode((const unsigned char *)blobs + (size_t)r * stride, r, p);
+    if (rc != 0) {
       free(t->peers);
       t->peers = NULL;
-      return -EINVAL;
+      return rc;
     }
     int on_host = sa_is_loopback(&p->addr) || sa_equal(&p->addr, &t->self, 0);
     p->mtu = t->tun.mtu ? t->tun.mtu : on_host ? AMUDP_MTU_LOOPBACK : AMUDP_MTU_ETHERNET;

@@ -202,6 +202,8 @@ typedef struct amudp_peer {
                                  (AMUDP_F_IDLE) within the last
                                  AMUDP_HOLDS_MEMORY prompt acks of datagrams
                                  that did not ask: those allow for it (transmit) */
+  uint64_t ack_idle_ns;       /* how long it holds such an ack: its
+                                 GASNET_UDP_ACK_DELAY_IDLE_US, from its blob */
   amudp_cc_t cc;              /* congestion window */
   /* receive side */
   uint32_t rcv_next;          /* all seq < rcv_next received */

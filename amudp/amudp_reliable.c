@@ -279,7 +279,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
    * burst does not time out just for being queued behind itself. */
   uint32_t ahead = p->snd_nxt - (p->fl_head ? p->fl_head->seq : p->snd_nxt);
   pkt->due_ns = now + rto_backed_off(t, p) + p->fl_bytes + (uint64_t)ahead * AMUDP_DRAIN_NS;
-  if (!ackreq && p->holds_acks) pkt->due_ns += t->tun.ack_idle_ns; /* its ack may wait that long */
+  if (!ackreq && p->holds_acks) pkt->due_ns += p->ack_idle_ns; /* its ack may wait that long */
   t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
   ack_sent(t, p); /* it rode along */
   AMUDP_COUNT(t, data_sent, 1);

@@ -15,6 +15,8 @@
  *   addr      valid MAC claiming to be rank 1, but from the attacker's address
  *   version   this job's tag and a valid MAC, but amudp wire version 1 (an
  *             older build: before AMUDP_T_AGG), and 255
+ * Then a fresh pair whose rank 1 advertises wire version 2 in its address
+ * blob: rank 0's connect refuses it (EPROTO) and says why.
  * and checks rank 0's counters match exactly, deliver() never ran, and a
  * real frame from rank 1 still gets through afterwards.
  */
@@ -86,6 +88,29 @@ static size_t make_agg(unsigned char *buf, const amudp_wire_keys_t *k, unsigned 
   }
   amudp_wire_encode(buf, &h, k);
   return off;
+}
+
+/* A rank of another build is refused at connect, before any datagram:
+ * rank 1's blob says wire version 2 (AMUDP_ADDR_WIRE, byte 22 of the blob:
+ * amudp/amudp.c). Rank 0's connect fails with EPROTO, naming rank 1 and
+ * both versions on stderr (t-forge.sh reads it). Returns 1 on failure. */
+static int version_at_connect(gasnetc_transport_config_t *cfg, const unsigned char *key) {
+  gasnetc_transport_t *t[2];
+  unsigned char blobs[2 * GASNETC_ADDR_MAX] = {0};
+  for (int r = 0; r < 2; r++) {
+    memcpy(cfg[r].job_key, key, GASNETC_KEY_LEN);
+    if (amudp_ops.open(&t[r], &cfg[r])) return 1;
+    size_t len = GASNETC_ADDR_MAX;
+    amudp_ops.address(t[r], blobs + r * GASNETC_ADDR_MAX, &len);
+  }
+  blobs[GASNETC_ADDR_MAX + 22] = 2;
+  int rc = amudp_ops.connect(t[0], blobs, GASNETC_ADDR_MAX, tt_serves_all());
+  int ok = rc == -EPROTO;
+  printf("  a peer of wire version 2 at connect: expected rc %d got %d %s\n", -EPROTO, rc,
+         ok ? "ok" : "MISMATCH");
+  amudp_ops.close(t[1]);
+  amudp_ops.close(t[0]);
+  return !ok;
 }
 
 int main(void) {
@@ -232,6 +257,7 @@ int main(void) {
   amudp_ops.close(t[1]);
   amudp_ops.close(t[0]);
   close(attacker_fd);
+  fails += version_at_connect(cfg, key);
   printf("t_amudp_forge: %s\n", fails ? "FAILED" : "every bad datagram dropped and counted");
   return fails ? 1 : 0;
 }
