@@ -305,7 +305,7 @@ struct gasnetc_transport {
   int fd;
   int afd;                    /* the ack socket (a port of its own, in our
                                  address blob; peers send it their ACKs), or -1 */
-  int afd_watched;            /* afd is in the core's wait: we wait on acks */
+  int afd_watched;            /* afd is in the core's wait: asleep, waiting on acks */
   uint16_t ack_port;          /* afd's port, network byte order (0: none) */
   uint32_t afd_polls;         /* polls since afd was last read */
   uint32_t queued;            /* pkts waiting for a window, all peers */
@@ -318,7 +318,8 @@ struct gasnetc_transport {
   struct sockaddr_storage self;
   socklen_t selflen;
   int rcvbuf_got, sndbuf_got;
-  int watched;                /* fd is in the core's wait (cfg.watch) */
+  int can_watch;              /* the core has a wait (cfg.watch) */
+  int fd_watched;             /* fd is in it: the core sleeps (amudp_watch) */
   int slept;                  /* idle() ran: the core may have slept (atomic) */
   uint32_t nserved;           /* peers this transport serves (connect) */
   int connected;
