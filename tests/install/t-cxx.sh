@@ -2,6 +2,7 @@
 # t-cxx.sh - a C++17 client built only through the installed .mak fragment:
 # timeout: 90
 # conduits: udp tcp
+# bypass: on  (it checks a C++ client built from the installed .mak; the bypass changes neither)
 # client.mk compiles t_client.cpp with $(GASNET_CXX) $(GASNET_CXXCPPFLAGS)
 # $(GASNET_CXXFLAGS) -std=c++17 and links it with $(GASNET_CXX) (the C
 # libraries need no C++ linker, but a C++ client links with one), in the par

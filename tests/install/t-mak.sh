@@ -2,6 +2,7 @@
 # t-mak.sh - a C client built only through the installed .mak fragment:
 # timeout: 90
 # conduits: udp tcp
+# bypass: on  (it checks the install layout and the .mak fragments; the bypass changes neither)
 # client.mk includes $(GASNET_PREFIX)/include/$CONDUIT-conduit/$CONDUIT-<mode>.mak
 # and compiles t_client.c with $(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS),
 # links with $(GASNET_LD) $(GASNET_LDFLAGS) ... $(GASNET_LIBS); each binary

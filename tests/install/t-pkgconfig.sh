@@ -3,6 +3,7 @@
 # .mak fragment's variables, and a client builds from them alone:
 # timeout: 90
 # conduits: udp tcp
+# bypass: on  (it checks the installed .pc files; the bypass changes none of them)
 #  1. for every mode, each GASNET_* name has the same value from
 #     `pkg-config --variable=NAME` as from the installed .mak: both as
 #     configured (prefix /usr/local, the .mak's GASNET_PREFIX default), and
