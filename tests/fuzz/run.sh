@@ -13,7 +13,8 @@
 # tests/out/fuzz/artifacts/NAME/ and makes the exit status 1. To keep what
 # it found: tests/out/fuzz/bin/fuzz_NAME -minimize_crash=1 ARTIFACT, then
 # fix the parser and add the input to tests/fuzz/corpus/NAME/ as regress-*.
-# FUZZ_JOBS (default 1) harnesses run at once; FUZZ_FLAGS adds libFuzzer flags.
+# FUZZ_JOBS (default 1) harnesses are built and run at once; FUZZ_FLAGS adds
+# libFuzzer flags.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out="$top/tests/out/fuzz"
@@ -75,7 +76,15 @@ case "${1:-}" in
 esac
 names=${1:-$NAMES}
 secs=${2:-60}
-for n in $names; do build "$n" || exit 1; done
+# FUZZ_JOBS harnesses are built at once too
+bpids=""
+for n in $names; do
+  build "$n" & bpids="$bpids $!"
+  if [ "$(echo $bpids | wc -w)" -ge "${FUZZ_JOBS:-1}" ]; then
+    for p in $bpids; do wait "$p" || exit 1; done; bpids=""
+  fi
+done
+for p in $bpids; do wait "$p" || exit 1; done
 rc=0 jobs=0 pids=""
 for n in $names; do
   fuzz "$n" "$secs" & pids="$pids $!"; jobs=$((jobs + 1))

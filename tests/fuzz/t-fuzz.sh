@@ -4,7 +4,9 @@
 # regression inputs first): the amudp datagram path, the amtcp stream and
 # handshake, the launcher protocol and ticket, the key-value blobs, the PMI-1
 # replies. Any crash, leak or sanitizer report fails. FUZZ_SECONDS per
-# harness (default 5); tests/fuzz/run.sh NAME SECONDS fuzzes one for longer.
+# harness (default 2: the in-tree corpus, a handful of inputs each, runs
+# first, then libFuzzer's own inputs for the rest; each log's line gives
+# the count); tests/fuzz/run.sh NAME SECONDS fuzzes one for longer.
 # timeout: 300
 set -u
 top=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -24,7 +26,7 @@ rm -rf "$out/work" "$out/artifacts"   # each run starts from the tree's corpus
 corpus_sum() { (cd "$top/tests/fuzz/corpus" && find . -type f -exec md5sum {} + | sort); }
 before=$(corpus_sum)
 start=$(date +%s)
-FUZZ_JOBS=2 "$top/tests/fuzz/run.sh" "" "${FUZZ_SECONDS:-5}"; rc=$?
+FUZZ_JOBS=2 "$top/tests/fuzz/run.sh" "" "${FUZZ_SECONDS:-2}"; rc=$?
 echo "t-fuzz: $(( $(date +%s) - start )) s, status $rc"
 # The tree's corpus is read, never written.
 [ "$(corpus_sum)" = "$before" ] || { echo "FAIL: the run changed tests/fuzz/corpus"; rc=1; }
