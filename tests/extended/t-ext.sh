@@ -1,8 +1,10 @@
 #!/bin/bash
 # t-ext.sh - every put/get/memset/value/sync call of spec section 3 (t_ext)
-# on 1, 2, 4 and 8 ranks: sizes 0 B to 16 MiB around every internal
-# threshold, unaligned, each put shape checked by a get shape and guard
-# bytes, 65535 outstanding nb and nbi operations, all three wait modes;
+# on 1, 2, 4 and 8 ranks: sizes 0 B to 9 MiB + 77 around every internal
+# threshold (the 64 KiB Medium, the 1 MiB Long, the 4 MiB pipeline window,
+# which 9 MiB + 77 fills more than twice; t_ext's own default adds 16 MiB:
+# more of the same windows), unaligned, each put shape checked by a get
+# shape and guard bytes, 65535 outstanding nb and nbi ops, all 3 wait modes;
 # then on 2 ranks with a small pipeline window (GASNET_EXT_PIPELINE_BYTES).
 # timeout: 200
 # conduits: udp tcp mix
@@ -10,10 +12,11 @@ set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
 fails=0
+max=$((9 * 1024 * 1024 + 77))
 for n in 1 2 4 8; do
-  echo "== gasnetrun -n $n ./t_ext"
+  echo "== gasnetrun -n $n ./t_ext $max"
   start=$(date +%s)
-  out=$(T_EXT_TIMES=1 "$GASNETRUN" -n "$n" ./t_ext 2>&1); rc=$?
+  out=$(T_EXT_TIMES=1 "$GASNETRUN" -n "$n" ./t_ext $max 2>&1); rc=$?
   echo "$out"
   got=$(echo "$out" | grep -c '^t_ext: node .* transfers verified')
   echo "-n $n: expected exit 0 and $n 'transfers verified' lines; got exit $rc and $got ($(( $(date +%s) - start )) s)"
@@ -21,8 +24,8 @@ for n in 1 2 4 8; do
 done
 # a small pipeline window: 64 KiB chunks, one or two in flight, so every
 # large transfer waits on the window many times
-echo "== GASNET_EXT_PIPELINE_BYTES=100k gasnetrun -n 2 ./t_ext"
-out=$(GASNET_EXT_PIPELINE_BYTES=100k "$GASNETRUN" -n 2 ./t_ext 2>&1); rc=$?
+echo "== GASNET_EXT_PIPELINE_BYTES=100k gasnetrun -n 2 ./t_ext $max"
+out=$(GASNET_EXT_PIPELINE_BYTES=100k "$GASNETRUN" -n 2 ./t_ext $max 2>&1); rc=$?
 echo "$out" | grep '^t_ext'
 got=$(echo "$out" | grep -c '^t_ext: node .* transfers verified')
 echo "small window: expected exit 0 and 2 'transfers verified' lines; got exit $rc and $got"
