@@ -10,6 +10,7 @@
 # /bin/true (for gasnetrun, bench/startup_ref's fork/exec+wait of /bin/true).
 # Prints min and median in milliseconds and the median ratio. Goal: within
 # 1.5x of each launcher's floor. A launcher that is missing is left out.
+# LAUNCH_SIZES (default "16 64") sets the job sizes.
 set -u
 top=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 run=${GASNETRUN:-$top/spawner/gasnetrun}
@@ -30,7 +31,7 @@ launch() {
   local label=$1 n boot full raw; shift
   local -a floor=() cmd=()
   while [ "$1" != -- ]; do floor+=("$1"); shift; done; shift; cmd=("$@")
-  for n in 16 64; do
+  for n in ${LAUNCH_SIZES:-16 64}; do
     boot=$(for i in $(seq $reps); do ms_of "${cmd[@]}" -n $n "$rank"; done | stats)
     full=$(for i in $(seq $reps); do ms_of "${cmd[@]}" -n $n "$prog"; done | stats)
     if [ "${floor[0]}" = "$ref" ]; then raw=$(for i in $(seq $reps); do "$ref" $n /bin/true; done | stats)

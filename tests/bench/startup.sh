@@ -5,6 +5,7 @@
 # to fork/exec+wait as many /bin/true (bench/startup_ref), measured in the
 # same run, since the machine is shared and noisy: the ratio is what matters.
 # Prints min and median in milliseconds. Goal: 64 ranks < 400 ms.
+# STARTUP_SIZES (default "2 16 64 256") sets the job sizes.
 set -u
 top=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 run=${GASNETRUN:-$top/spawner/gasnetrun}
@@ -16,7 +17,7 @@ reps=${1:-7}
 . "$top/tests/bench/timing.sh"
 
 printf "%-6s %-34s %-34s %s\n" ranks "gasnetrun start+barrier+exit (ms)" "fork/exec+wait /bin/true (ms)" ratio
-for n in 2 16 64 256; do
+for n in ${STARTUP_SIZES:-2 16 64 256}; do
   r=$reps; [ $n = 256 ] && r=$(( (reps + 1) / 2 ))
   job=$(for i in $(seq $r); do ms_of "$run" -n $n "$rank"; done | stats)
   raw=$(for i in $(seq $r); do "$ref" $n /bin/true; done | stats)

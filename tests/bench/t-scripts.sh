@@ -2,8 +2,9 @@
 # timeout: 120
 # t-scripts.sh - the benchmark scripts of tests/bench run once, briefly, so
 # that they cannot rot: bar.sh (300 round trips, without its 30 s dead-peer
-# row), death.sh (2 s timeout), startup.sh, tree_startup.sh, teardown.sh
-# and launchers.sh (one repetition each), scale.sh on 4 ranks, ex_bench and ex_bench_tcp (200
+# row), death.sh (2 s timeout), startup.sh (jobs of 2 and 16 ranks),
+# tree_startup.sh, teardown.sh and launchers.sh (16 ranks) (one repetition
+# each: the same lines run at every size), scale.sh on 4 ranks, ex_bench and ex_bench_tcp (200
 # calls per form, one round: under a second each), ex_ratomic_bench over
 # the network and on one host (200 samples, one round), vis_bench (20 calls, 3
 # rounds), shm_probe (2000 round trips), and compare.sh on this
@@ -22,10 +23,10 @@ brief() { # label, command...
 }
 brief "bar.sh 300" env BAR_SKIP_DEAD=1 ./bar.sh 300
 brief "death.sh 2" ./death.sh 2
-brief "startup.sh 1" ./startup.sh 1
+brief "startup.sh 1, 2 and 16 ranks" env STARTUP_SIZES="2 16" ./startup.sh 1
 brief "tree_startup.sh 1" ./tree_startup.sh 1
 brief "teardown.sh 1" ./teardown.sh 1
-brief "launchers.sh 1" ./launchers.sh 1
+brief "launchers.sh 1, 16 ranks" env LAUNCH_SIZES=16 ./launchers.sh 1
 brief "scale.sh 4 10 1024" ./scale.sh 4 10 1024
 brief "ex_bench 200 1" "$TOP/spawner/gasnetrun_udp" -n 2 ./ex_bench 200 1
 brief "ex_bench_tcp 200 1" "$TOP/spawner/gasnetrun_tcp" -n 2 ./ex_bench_tcp 200 1
