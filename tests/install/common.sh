@@ -4,6 +4,15 @@
 #                sets PREFIX (the installed prefix inside it), PCDIR (its
 #                pkgconfig directory) and INSTRUN (the installed
 #                gasnetrun_$CONDUIT). $TMP is removed when the script ends.
+#                The install is kept in tests/out/install-root with a stamp
+#                of the tree outside tests/ (every file's path, size and
+#                mtime: sources, Makefiles, built libraries, launchers, the
+#                .mak and .pc files; nothing under tests/ is installed),
+#                taken after the install; the next install test finding the
+#                tree as it was copies that instead of installing again
+#                (the same files: DESTDIR is in none of them). Any change to
+#                the tree, a rebuild or another install's remade fragments
+#                (t-mak's prefix= install) makes it install anew.
 # run_client BIN N [LABEL]
 #                runs BIN on N ranks with the installed launcher and checks
 #                that every rank printed t_client's line, with the sum of
@@ -14,10 +23,21 @@ trap 'rm -rf "$TMP"' EXIT
 fails=0
 CLIENT_SRC="$TOP/tests/install"
 
+tree_stamp() {
+  (cd "$TOP" && find . -path ./tests -prune -o -name .git -prune -o -name .deps -prune -o \
+     -name '*.o' -o -name '*.lo' -o -type f -printf '%p %s %T@\n') | sort | sha256sum | cut -c1-64
+}
+
 install_tree() {
-  local dest="$TMP/root" prefix
-  if ! make -s -C "$TOP" install DESTDIR="$dest" >"$TMP/install.log" 2>&1; then
-    echo "FAIL: make install DESTDIR=$dest"; tail -20 "$TMP/install.log"; exit 1
+  local dest="$TMP/root" prefix cache="$TOP/tests/out/install-root"
+  if [ -f "$cache/stamp" ] && [ "$(cat "$cache/stamp")" = "$(tree_stamp)" ] && cp -a "$cache/root" "$dest"; then
+    echo "# the tree is as an earlier install test of this run installed it: its install copied from tests/out/install-root"
+  else
+    if ! make -s -C "$TOP" install DESTDIR="$dest" >"$TMP/install.log" 2>&1; then
+      echo "FAIL: make install DESTDIR=$dest"; tail -20 "$TMP/install.log"; exit 1
+    fi
+    rm -rf "$cache"; mkdir -p "$cache"
+    cp -a "$dest" "$cache/root" && tree_stamp >"$cache/stamp"
   fi
   prefix=$(sed -n 's/^prefix=//p' "$TOP/contrib/gasnet-$CONDUIT-seq.pc")
   PREFIX="$dest$prefix"

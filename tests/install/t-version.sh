@@ -15,8 +15,9 @@
 #     --atleast-version=1.18.0 and =2026.11.0 succeed, =2026.12.0 fails;
 #  3. the installed gasnetrun_$CONDUIT --version (and -V) prints
 #     "gasnetrun (gasnet-ethernet) 2026.11.0" and the conduits, exit 0;
-#  4. every installed header compiles after gasnet.h, and alone (unless it
-#     is a part of gasnet.h whose own #error says to include gasnet.h), in a
+#  4. (in the udp run: both runs install the same headers) every installed
+#     header compiles after gasnet.h, and alone (unless it is a part of
+#     gasnet.h whose own #error says to include gasnet.h), in a
 #     C++17 translation unit (g++ -std=c++17 -fsyntax-only, GASNET_SEQ and
 #     GASNET_PAR) and as C (gnu99, gnu17; GASNET_SEQ); gasnet_core.h of the
 #     conduit directory also compiles with no mode defined.
@@ -147,6 +148,13 @@ compilers=("$CXX -x c++ -std=c++17 -DGASNET_SEQ" "$CXX -x c++ -std=c++17 -DGASNE
            "$CC -x c -std=gnu99 -DGASNET_SEQ" "$CC -x c -std=gnu17 -DGASNET_SEQ")
 headers=$(cd "$inc" && find . -name '*.h' | sed 's|^\./||' | sort)
 echo "headers: $(echo $headers)"
+# The install is the whole tree's, the same files in both conduits' runs,
+# and these compiles name no conduit: the tcp run would repeat the udp
+# run's word for word. (Its own conduit's gasnet_core.h: below, in both.)
+if [ "$CONDUIT" != udp ]; then
+  echo "(every installed header, both conduits' included: checked in the udp run, the same install)"
+  headers=""
+fi
 for h in $headers; do
   ok=0
   for c in "${compilers[@]}"; do
