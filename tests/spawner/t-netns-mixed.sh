@@ -45,10 +45,11 @@ JOB_PREFIX=(ip netns exec "$NETNS_A")
 hl="${NETNS_A_ADDRS[0]},${NETNS_A_ADDRS[1]},${NETNS_B_ADDRS[0]},${NETNS_B_ADDRS[1]}"
 # The ranks in B write their counters here too: a namespace has a network
 # of its own, not files of its own. The ranks read GASNET_* from the
-# launcher's environment (boot_getenv); T_RMA_OPS, T_COLL_BIG and T_VIS_OPS go by -E.
+# launcher's environment (boot_getenv); T_RMA_OPS, T_COLL_BIG, T_VIS_OPS and
+# T_RA_OPS go by -E.
 stats=$MH_DIR/stats
 mkdir -p "$stats"
-export GASNET_STATSFILE=$stats/st T_RMA_OPS=40 T_COLL_BIG=262144 T_VIS_OPS=60
+export GASNET_STATSFILE=$stats/st T_RMA_OPS=40 T_COLL_BIG=262144 T_VIS_OPS=60 T_RA_OPS=300
 
 counter() { # rank name -> the counter's value, empty when absent
     sed -n "s/^$2 //p" "$stats/st.$1" 2>/dev/null | head -n 1
@@ -61,7 +62,7 @@ mixed_job() {
     local name=$1 want=$2 prog=$3; shift 3
     rm -f "$stats"/st.*
     marker="gnt-netns-mixed-$conduit-$name-$$"
-    probe_job 90 "$name-$conduit" -n 4 -E T_RMA_OPS,T_COLL_BIG,T_VIS_OPS -H "$hl" "$prog" "$@"
+    probe_job 90 "$name-$conduit" -n 4 -E T_RMA_OPS,T_COLL_BIG,T_VIS_OPS,T_RA_OPS -H "$hl" "$prog" "$@"
     local n; n=$(grep -c -- "$want" "$JOB_OUT")
     echo "  $conduit $name, ranks on A, A, B, B: exit $JOB_RC, $n of 4 ranks printed '$want'"
     [ "$JOB_RC" = 0 ] && [ "$n" = 4 ] || { fail "$conduit $name across namespaces (exit $JOB_RC, $n of 4)"; probe_show_job; }
@@ -143,7 +144,7 @@ for conduit in udp tcp; do
         echo "  node $r: core.requests_sent $got, NPAM requests committed $want (want sent >= committed)"
         [ -n "$want" ] && [ -n "$got" ] && [ "$got" -ge "$want" ] || fail "$conduit t_ex_npam: node $r's NPAM requests not counted"
     done
-    mixed_job ex-npam-par 'NPAM threads: all passed' "$xbin/t_ex_npam_par"
+    mixed_job ex-npam-par 'NPAM threads: all passed' "$xbin/t_ex_npam_par" 500
     # tests/core/t-par.sh: 4 threads per rank send requests to random ranks
     mixed_job core-par 'threads sent [0-9]* requests, got [0-9]* replies' "$cbin/t_par" 300
     eq=$(grep -c '^node 0: all nodes: [0-9]* requests sent, [0-9]* handled: equal' "$JOB_OUT")
@@ -167,10 +168,10 @@ for conduit in udp tcp; do
     echo "  gasnet_barrier_try NOT_READY line: $nr (want 1)"
     [ "$nr" = 1 ] || fail "$conduit t_barrier: $nr NOT_READY lines, want 1"
 
-    mixed_job stress 'slices match the model' "$ebin/t_stress" 1000 2
-    mixed_job stress-parsync 'slices match the model' "$ebin/t_stress_parsync" 600 6
+    mixed_job stress 'slices match the model' "$ebin/t_stress" 500 2
+    mixed_job stress-parsync 'slices match the model' "$ebin/t_stress_parsync" 300 6
     # tests/extended/t-par.sh: 4 threads per rank, each syncing only its own
-    mixed_job ext-par 'each thread synced only its own' "$ebin/t_par" 30
+    mixed_job ext-par 'each thread synced only its own' "$ebin/t_par" 15
 
     # t-coll.sh's model checks of GASNet-1's gasnet_coll.h, sizes up to 1000
     # B: every collective on teams that span both hosts (all, rev) and on
@@ -178,8 +179,8 @@ for conduit in udp tcp; do
     mixed_job coll 'all GASNet-1 collective checks passed' "$ebin/t_coll" 1000
 
     for mode in all some one nbi; do
-        mixed_job "neighbor-$mode" "mode $mode: 50 iterations, 100 ghost blocks of 4096 bytes verified" \
-            "$ebin/t_neighbor" $mode 50 4096
+        mixed_job "neighbor-$mode" "mode $mode: 20 iterations, 40 ghost blocks of 4096 bytes verified" \
+            "$ebin/t_neighbor" $mode 20 4096
     done
 done
 
