@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 240
 # conduits: udp tcp
+# bypass: on (what it tests is how gasnetrun starts the ranks inside Slurm and through custom spawn commands, as t-launchers.sh; the network path under PMI is tests/pmi/t-netns.sh's)
 # t-gasnetrun.sh - gasnetrun with the launchers clusters run
 # (docs/launcher.md, "Inside a Slurm allocation", "Custom commands"):
 #   - inside a Slurm allocation (salloc, this test's one-node Slurm) with no
