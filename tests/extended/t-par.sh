@@ -1,7 +1,7 @@
 #!/bin/bash
 # t-par.sh - GASNET_PAR: 4 threads per rank each running nbi, nb and
-# access-region transfers and syncing only their own (t_par) on 1, 2, 4 and
-# 8 ranks; then t_par built with ThreadSanitizer (core + the conduit's
+# access-region transfers and syncing only their own (t_par, 30 iterations
+# of every form to every rank; its default 60) on 1, 2, 4 and 8 ranks; then t_par built with ThreadSanitizer (core + the conduit's
 # transports + boot + extended-ref compiled with -fsanitize=thread,
 # tests/lib/tsan.sh; the program in tests/out/tsan-extended-<conduit>) on 2
 # ranks, which must report no race.
@@ -13,7 +13,7 @@ set -u
 cd "$BIN" || exit 1
 fails=0
 for n in 1 2 4 8; do
-  out=$("$GASNETRUN" -n $n ./t_par 2>&1); rc=$?
+  out=$("$GASNETRUN" -n $n ./t_par 30 2>&1); rc=$?
   echo "$out" | grep '^t_par'
   got=$(echo "$out" | grep -c 'each thread synced only its own')
   echo "-n $n: expected exit 0 and $n 'synced only its own' lines; got exit $rc and $got"
