@@ -57,12 +57,18 @@ static double fault_rand(amudp_fault_t *f) { /* xorshift64* in [0,1) */
   return (double)((f->rng * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-53;
 }
 
-/* Where a datagram goes: ACKs to the peer's ack socket (its address with
- * the ack port it advertised, amudp_connect), everything else to its data
- * socket. The type byte is the wire header's (amudp_wire.h). */
+/* Where a datagram goes: ACKs nobody waits on to the peer's ack socket (its
+ * address with the ack port it advertised, amudp_connect), which it reads
+ * lazily; everything else, and an ACK answering a datagram that asked for
+ * it (AMUDP_F_ACKREQ), to its data socket, read at every poll. An answer
+ * left on the ack socket kept a barrier's windows half full, so that every
+ * later round asked too (0.16 standalone ACKs per message, 4 ranks). The
+ * type byte and flags are the wire header's (amudp_wire.h). */
 static const struct sockaddr_storage *dest_of(const amudp_peer_t *p, const struct iovec *iov) {
   const unsigned char *b = iov[0].iov_base;
-  return iov[0].iov_len > 3 && b[3] == AMUDP_T_ACK ? &p->ack_addr : &p->addr;
+  int lazy = iov[0].iov_len >= AMUDP_HDR_LEN && amudp_wire_peek_type(b) == AMUDP_T_ACK &&
+             !(amudp_wire_peek_flags(b) & AMUDP_F_ACKREQ);
+  return lazy ? &p->ack_addr : &p->addr;
 }
 
 /* sendmsg() one datagram. A full socket buffer is waited out briefly; any

@@ -591,6 +591,7 @@ void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
   h.ack = p->rcv_next;
   h.sack = sack_bits(p);
   h.flags = (uint16_t)ack_flags(t, p, gasneti_now_ns());
+  if (type == AMUDP_T_ACK && p->ack_req) h.flags |= AMUDP_F_ACKREQ; /* waited on */
   amudp_wire_encode(buf, &h, &t->keys);
   struct iovec iov = {buf, sizeof buf};
   amudp_xmit(t, p, &iov, 1);

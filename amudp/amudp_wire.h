@@ -57,8 +57,8 @@
 #include <stdint.h>
 
 #define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
-#define AMUDP_VERSION     3u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE; raise at every change of
-                                     what a datagram means */
+#define AMUDP_VERSION     4u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
+                                     ACK; raise at every change of what a datagram means */
 #define AMUDP_HDR_LEN     64u
 #define AMUDP_SACK_BITS   64u     /* so the window is at most 64 datagrams */
 
@@ -82,11 +82,15 @@ enum {
                               spurious (our ack was late, not lost), so the
                               receiver may time the ack from the first
                               transmission */
-  AMUDP_F_ACKREQ = 1u << 3, /* the sender waits on acks (its window is half
-                              full or more, a retransmission, closing): ack
-                              within the ack delay counted from arrival;
-                              without it the delay counts from when the
-                              receiver read it, so traffic back may carry it */
+  AMUDP_F_ACKREQ = 1u << 3, /* DATA/AGG: the sender waits on acks (its window
+                              is half full or more, a retransmission,
+                              closing): ack within the ack delay counted
+                              from arrival; without it the delay counts from
+                              when the receiver read it, so traffic back may
+                              carry it. On an ACK: it answers such a
+                              datagram, so it goes to the data socket, which
+                              its receiver reads at every poll, not to the
+                              lazily read ack socket (amudp_fault.c, dest_of) */
   AMUDP_F_IDLE  = 1u << 4, /* this ack was held for the idle ack delay (none
                               of the datagrams it covers asked for it): its
                               timing is ours, not the network's, so the
@@ -155,6 +159,13 @@ void amudp_wire_encode(unsigned char *buf, const amudp_wire_hdr_t *h,
  * lies within [0, msg_len). */
 amudp_bad_t amudp_wire_decode(const unsigned char *buf, size_t len,
                               amudp_wire_hdr_t *h, const amudp_wire_keys_t *k);
+
+/* The type and flags of a header amudp_wire_encode wrote (one of ours,
+ * about to leave): where it goes depends on them (amudp_fault.c, dest_of). */
+static inline unsigned amudp_wire_peek_type(const unsigned char *buf) { return buf[3]; }
+static inline unsigned amudp_wire_peek_flags(const unsigned char *buf) {
+  return buf[38] | (unsigned)buf[39] << 8;
+}
 
 /* Bytes a record of that core header and payload takes, padding included. */
 static inline size_t amudp_wire_rec_size(size_t hdrlen, size_t paylen) {
