@@ -38,6 +38,8 @@ typedef struct gasnetc_team {
   void *barrier;                       /* its barrier (extended-ref/gasnete_barrier.c) */
   void *cdata;                         /* gex_TM_SetCData */
   gex_Memvec_t scratch;                /* the client's scratch, {NULL, 0} if none */
+  unsigned ads;                        /* atomic domains made on it and not destroyed
+                                          (gex_TM_Destroy refuses while any remain) */
   struct gasnetc_team *next;           /* the registry */
 } gasnetc_team_t;
 

@@ -335,11 +335,13 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
   if (!ad) gasnete_fatal("%s: out of memory", fname);
   *ad = (struct gasnete_ad){ .magic = GASNETE_AD_MAGIC, .type = type, .ops = ops,
                              .flags = flags, .tm = tm, .teamrank = gasnete_ad_teamrank(fname, tm) };
+  __atomic_add_fetch(&tm->ads, 1, __ATOMIC_RELAXED);
   *ad_p = ad;
 }
 
 void gex_AD_Destroy(gex_AD_t ad) {
   gasnete_ad_check("gex_AD_Destroy", ad)->magic = 0;
+  __atomic_sub_fetch(&ad->tm->ads, 1, __ATOMIC_RELAXED);
   free(ad->teamrank);
   free(ad);
 }

@@ -287,6 +287,11 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
     gasnete_fatal("%s: the primordial team cannot be destroyed (the description)", fname);
   gasnete_team_flags(fname, flags, GEX_FLAG_GLOBALLY_QUIESCED | GEX_FLAG_SCRATCH_SEG_OFFSET);
   gasnete_coll_team_quiesced(fname, t);
+  unsigned ads = __atomic_load_n(&t->ads, __ATOMIC_RELAXED);
+  if (ads) /* an atomic domain keeps a pointer to its team */
+    gasnete_fatal("%s: team %u still has %u atomic domain%s: gex_AD_Destroy %s first (the "
+                  "description: locally quiesced)", fname, (unsigned)t->id, ads,
+                  ads == 1 ? "" : "s", ads == 1 ? "it" : "them");
   if (!(flags & GEX_FLAG_GLOBALLY_QUIESCED)) gasnete_team_sync(fname, t);
   gasnetc_team_unregister(t);
   gasnete_barrier_team_fini(t);

@@ -37,6 +37,12 @@ int main(int argc, char **argv) {
   gex_AD_t ad, ad_i32;
   gex_AD_Create(&ad, tm, GEX_DT_U64, GEX_OP_FADD | GEX_OP_GET, 0);
   gex_AD_Create(&ad_i32, tm, GEX_DT_I32, GEX_OP_SET, 0);
+  gex_TM_t sub = GEX_TM_INVALID;
+  gex_AD_t sub_ad;
+  if (!strcmp(c, "team-with-ad")) { /* collective: every rank makes both */
+    gex_TM_Split(&sub, tm, 0, (int)me, NULL, 0, GEX_FLAG_TM_NO_SCRATCH);
+    gex_AD_Create(&sub_ad, sub, GEX_DT_U64, GEX_OP_GET, 0);
+  }
   if (me != 0) { /* serve until node 0 is done, or the job is torn down */
     GASNET_BLOCKUNTIL(done);
     gasnet_exit(0);
@@ -71,6 +77,9 @@ int main(int argc, char **argv) {
     gex_AD_Destroy(other);
     gex_AD_QueryOps(other);
   }
+  /* an atomic domain keeps its team (the description of gex_TM_Destroy:
+   * "Any gex_AD_t objects created using this tm have been destroyed") */
+  if (!strcmp(c, "team-with-ad")) gex_TM_Destroy(sub, NULL, GEX_FLAG_GLOBALLY_QUIESCED);
   if (!strcmp(c, "seg-offset"))
     gex_AD_OpNB_U64(ad, &r, last, tgt, GEX_OP_FADD, 1, 0, GEX_FLAG_PEER_SEG_OFFSET);
   if (!strcmp(c, "favor-at-op"))
