@@ -340,6 +340,7 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
     if (t->tun.window_bytes < AMUDP_WINDOW_BYTES_MIN) t->tun.window_bytes = AMUDP_WINDOW_BYTES_MIN;
   }
   if (t->tun.window_bytes > (size_t)4 << 20) t->tun.window_bytes = (size_t)4 << 20;
+  t->tun.req_window_bytes = t->tun.window_bytes / t->tun.window * t->tun.credits;
   t->next_deadline_ns = now + t->tun.ping_ns;
   t->connected = 1;
   return 0;

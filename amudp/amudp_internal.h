@@ -243,6 +243,7 @@ typedef struct amudp_tun {
   int cc;                     /* GASNET_UDP_CC: 0 off, 1 peers off this host, 2 all */
   uint64_t cc_delay_ns;       /* GASNET_UDP_CC_DELAY_US: queueing delay bound */
   size_t window_bytes;        /* in-flight bytes per peer; 0: auto at connect */
+  size_t req_window_bytes;    /* the requests' share of it (credits/window), at connect */
   uint64_t rto_min_ns, rto_init_ns, rto_max_ns, ack_delay_ns;
   uint64_t ack_idle_ns;       /* GASNET_UDP_ACK_DELAY_IDLE_US: when nobody waits */
   uint64_t timeout_ns, ping_ns;

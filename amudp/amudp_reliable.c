@@ -382,7 +382,7 @@ static amudp_pkt_t *agg_build(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fif
 }
 
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
-  if (p->gone) return;
+  if (p->gone || (!p->rep_q.head && !p->req_q.head)) return; /* an ack freed room, none wait */
   amudp_pkt_t *burst = NULL; /* first datagram sent by this call */
   amudp_tx_begin(t); /* the burst leaves in one sendmmsg() */
   for (;;) {
@@ -391,7 +391,7 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
     size_t wb = t->tun.window_bytes;
     /* bytes in flight = min(credit window, congestion window) (amudp_cc.c) */
     size_t rep_cap = amudp_cc_window(p, wb);
-    size_t req_cap = amudp_cc_window(p, wb / t->tun.window * t->tun.credits);
+    size_t req_cap = amudp_cc_window(p, t->tun.req_window_bytes);
     amudp_fifo_t *q;
     /* Replies may fill the whole window (datagrams and bytes); requests only
      * `credits` datagrams and the same share of the bytes. An empty window
