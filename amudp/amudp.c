@@ -721,7 +721,8 @@ static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
    * number): they will leave together in the next datagrams the window
    * admits. Large frames' fragments still get the credits alone. */
   int out = p->nreq >= t->tun.credits &&
-            !(t->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES);
+            !(t->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES &&
+              t->queued < AMUDP_AGG_QUEUE_ALL);
   t->refused = (uint8_t)out; /* until a request is taken, we wait on acks */
   if (out) AMUDP_COUNT(t, send_blocked, 1);
   return out;
