@@ -3,7 +3,10 @@
 # launcher returns that node's code and no process of the job survives.
 # timeout: 150
 # conduits: udp tcp mix
-# agg: on off
+# omit: tcp  (with the bypass on, every job here is one host's: tcp would carry nothing, and [udp] runs the same through shared memory)
+# (No [noagg] run: without aggregation an exit's few frames leave one by
+# one, the simple case; frames still gathered when a node exits, the case
+# that needs care, are the runs with aggregation on.)
 #   poll     last node exits 42 while the others poll     -> 42
 #   compute  last node exits 42 while the others compute  -> 42 (SIGQUIT,
 #            GASNET_EXIT_GRACE=0.5 after it)

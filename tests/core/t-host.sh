@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 120
 # conduits: udp tcp
+# omit: tcp  (with the bypass on, every job here is one host's: tcp would carry nothing, and [udp] runs the same through shared memory)
 # t-host.sh - the nodes sharing a host and the wait policy (core/gasnetc_host.c):
 # a blocked node yields the CPU as it polls ("polite") exactly when the host
 # has more nodes than CPUs they may run on (the union of their affinity

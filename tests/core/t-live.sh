@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 90
 # conduits: udp tcp
+# omit: tcp  (with the bypass on, every job here is one host's: tcp would carry nothing, and [udp] runs the same through shared memory)
 # t-live.sh - liveness tells a busy rank from a dead one (docs/transports.md,
 # "Liveness"), with the timeout lowered to 2 s (GASNET_UDP_TIMEOUT,
 # GASNET_TCP_TIMEOUT; the shared-memory transport uses its conduit's):

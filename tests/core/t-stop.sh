@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 60
 # conduits: udp tcp
+# omit: tcp  (with the bypass on, every job here is one host's: tcp would carry nothing, and [udp] runs the same through shared memory)
 # t-stop.sh - a node that stops (SIGSTOP) is detected as dead by the others
 # (GASNET_UDP_TIMEOUT=2, GASNET_TCP_TIMEOUT=2): its liveness thread stops
 # with it and answers no probe (docs/transports.md, "Liveness"). Node 0

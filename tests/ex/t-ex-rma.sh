@@ -1,17 +1,19 @@
 #!/bin/bash
 # timeout: 300
 # conduits: udp tcp
-# agg: on off
+# bypass: on (it runs its own cases with shared memory on, off and mixed)
 # t-ex-rma.sh - GASNet-EX RMA, events, NBI and gex_Coll_BarrierNB
 # (t_ex_rma: the description's MUST sentences, listed at the top of
 # t_ex_rma.c, and a randomized model check of put/get/NBI of 1 B to 2 MiB)
-# on 1, 2 and 4 ranks with the ranks' segments shared (the default), not
-# shared, and in two neighbourhoods; on 2 ranks over the network with one
+# on 1, 2 and 4 ranks with the ranks' segments shared (the default), on 2
+# and 4 not shared, and in two neighbourhoods (hence "# bypass: on": one
+# variant per conduit; under tcp only the runs that use the network); on 2
+# ranks over the network with one
 # request credit (udp) or a tiny socket buffer (tcp), so that
 # GEX_FLAG_IMMEDIATE has something to refuse; and on udp under injected
 # loss, duplication and reordering. Then each misuse of t_ex_rma_misuse
-# must end the job naming the call (with aggregation on: the checks are the
-# API layer's).
+# must end the job naming the call (in [udp]: the checks are the API
+# layer's).
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/misuse.sh"
@@ -29,8 +31,12 @@ run() { # label, ranks, env...
 # shared memory on (the default: every peer's segment is mapped, RMA is a
 # memcpy), off (every operation is AMs over the network), and mixed (two
 # neighbourhoods of 2)
-for n in 1 2 4; do run "-n $n" $n; done
+# (Under tcp the runs whose ranks all share memory would repeat [udp]'s:
+# tests/lib/conduit.sh, shm_repeats.) Its RMA as AMs with aggregation off
+# is tests/extended/t-stress.sh's [noshm,noagg].
+shm_repeats || for n in 1 2 4; do run "-n $n" $n; done
 run "-n 2, no shared memory" 2 GASNET_SUPERNODE_MAXSIZE=1
+run "-n 4, no shared memory" 4 GASNET_SUPERNODE_MAXSIZE=1
 run "-n 4, neighbourhoods of 2" 4 GASNET_SUPERNODE_MAXSIZE=2
 run "-n 2, little room, no shared memory" 2 T_RMA_OPS=50 GASNET_SUPERNODE_MAXSIZE=1 \
   GASNET_UDP_CREDITS=1 GASNET_TCP_QUEUE_MAX=0 GASNET_TCP_SOCKBUF=4096 GASNET_EXT_PIPELINE_BYTES=64k
@@ -39,11 +45,10 @@ if [ "$CONDUIT" = udp ]; then
     GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_DROP=0.1 GASNET_UDP_DUP=0.05 GASNET_UDP_REORDER=0.05
 fi
 # The misuse cases are checks of the API layer (a call's arguments and state,
-# on the calling rank or in the handler a request ran), whatever packs the
-# frames on the wire: with aggregation off ([noagg]; also `tests/run --agg
-# off`) they would repeat the aggregation-on runs, so they run only there.
-if [ "${GASNET_UDP_AGG:-1}${GASNET_TCP_AGG:-1}" = 00 ]; then
-  echo "== misuse: not run with aggregation off (the variants with it on run them)"
+# on the calling rank or in the handler a request ran), whatever carries or
+# packs the frames: they run in [udp] (misuse_here).
+if ! misuse_here; then
+  echo "== misuse: not run here (they run in [udp])"
   misuse() { :; }
 else
   misuse() { t_misuse ./t_ex_rma_misuse 2 "$@"; } # case expected-text

@@ -1,4 +1,7 @@
 #!/bin/bash
+# timeout: 90
+# conduits: udp tcp
+# omit: tcp  (with the bypass on, every job here is one host's: tcp would carry nothing, and [udp] runs the same through shared memory)
 # t-ex-sys.sh - GASNet-EX neighbourhood, host and bound-segment queries
 # (t_ex_sys: the description's sentences, listed at the top of t_ex_sys.c)
 # on 1, 2 and 4 ranks; then on 2 ranks the one misuse the library refuses:
@@ -6,8 +9,6 @@
 # handler is fatal, with a message naming the call. The ranks share a host:
 # with the bypass on (BYPASS, tests/run) they are one neighbourhood of n,
 # with it off (GASNET_SUPERNODE_MAXSIZE=1) n neighbourhoods of 1.
-# timeout: 90
-# conduits: udp tcp
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$TOP/tests/ex" || exit 1

@@ -3,8 +3,9 @@
 # named / anonymous / mismatch, on 1, 2, 4, 8 ranks; the by-host shapes too.
 # timeout: 150
 # conduits: udp tcp mix
-# agg: on off
-#
+# (No [noagg] run: a barrier sends one frame to each peer it signals and
+# waits, so its frames mostly leave alone with aggregation on as well; the
+# path without it is every [noagg] run's.)
 # After the fixed cases, 100 random ones (t_barrier's default: 200): on 2
 # ranks that still has 4 with a MISMATCH notify, 10 with a wait's flags and
 # 4 with its id differing from the notify, 29 with random ids, half by try;
@@ -22,6 +23,10 @@ fails=0
 shapes="1 2 4 8 3:2 7:3 4:flat"
 # With the bypass off every rank leads itself: the shapes would repeat the default run's.
 [ "${BYPASS:-on}" = off ] && shapes="1 2 4 8"
+# Under tcp with the bypass on, one neighbourhood's barrier is [udp]'s
+# through shared memory (shm_repeats): there only the shapes with leaders
+# that meet over tcp.
+shm_repeats && shapes="3:2 7:3"
 for shape in $shapes; do
   n=${shape%%:*} how=${shape#*:} env=()
   case "$shape" in
@@ -37,10 +42,13 @@ for shape in $shapes; do
   echo "-n $n: expected exit 0, $n 'prescribes' lines, $want_nr NOT_READY line; got exit $rc, $got, $nr"
   [ "$rc" = 0 ] && [ "$got" = "$n" ] && [ "$nr" = "$want_nr" ] || { echo "FAIL: -n $n ${env[*]:-}"; fails=$((fails + 1)); }
 done
-# A value that means nothing is a named fatal error, not a silent default.
+# A value that means nothing is a named fatal error, not a silent default
+# (read at start-up, the same under every conduit and bypass: [udp] only).
+if first_variant; then
 out=$(GASNET_BARRIER_BY_HOST=yes "$GASNETRUN" -n 2 ./t_barrier 2>&1); rc=$?
 echo "GASNET_BARRIER_BY_HOST=yes: exit $rc; $(echo "$out" | grep -m1 'GASNET_BARRIER_BY_HOST')"
 [ "$rc" != 0 ] && echo "$out" | grep -q "GASNET_BARRIER_BY_HOST='yes': 1 (combine by host" ||
   { echo "FAIL: GASNET_BARRIER_BY_HOST=yes was not refused by name"; fails=$((fails + 1)); }
+fi
 [ $fails = 0 ] && echo "t-barrier: all passed"
 exit $fails

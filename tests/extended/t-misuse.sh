@@ -6,6 +6,7 @@
 # job must end with a non-zero code and the message.
 # timeout: 120
 # conduits: udp tcp
+# omit: udp,noshm tcp  (the checks are the API layer's, the same code whatever carries the AM: [udp] has them delivered through shared memory, [tcp,noshm] over the network)
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/misuse.sh"

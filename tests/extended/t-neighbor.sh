@@ -1,4 +1,7 @@
 #!/bin/bash
+# timeout: 240
+# conduits: udp tcp
+# omit: tcp  (with the bypass on, every job here is one host's: tcp would carry nothing, and [udp] runs the same through shared memory)
 # t-neighbor.sh - every try polls (spec 3.3.3): a ghost exchange whose
 # wait loops call only a try function (t_neighbor.c) completes on 2 and 4
 # ranks with every block verified, for each try: the handle-list forms
@@ -6,8 +9,6 @@
 # Before tries polled unconditionally this hung: the tried handles were
 # already complete, so nothing ran the neighbour's put. 50 iterations (100
 # blocks a rank; a hang shows in the first): each is the same exchange.
-# timeout: 240
-# conduits: udp tcp
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1

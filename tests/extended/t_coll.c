@@ -23,7 +23,8 @@
  * 2. Many _nb calls in flight at once, on GASNET_TEAM_ALL, rev and the
  *    odd/even team, synced in reverse order, by wait_sync_all,
  *    try_sync_some, wait_sync_some and try_sync_all.
- * 3. IN_NOSYNC with a late node (it sleeps 200 ms before calling): a
+ * 3. IN_NOSYNC with a late node (it sleeps 50 ms before calling, ages for
+ *    a collective of a few microseconds; 200 ms made 1.6 s of every run): a
  *    broadcast, a gather to a late root, a reduce.
  * 4. Reduce order: on rev, the non-commutative reduction equals the fold in
  *    team rank order (nodes N-1 .. 0), not in node order.
@@ -486,12 +487,12 @@ static void late_node(t_team *T, unsigned *iter) {
     c.dst = g_heap_dst;
     c.src = g_heap_src;
     fill_src(T, &c);
-    if (T->rank == last) usleep(200 * 1000);
+    if (T->rank == last) usleep(50 * 1000);
     issue(T, &c);
     verify(T, &c);
   }
   if (me == 0)
-    printf("node 0: IN_NOSYNC|OUT_NOSYNC with the last rank 200 ms late (broadcast, gather to "
+    printf("node 0: IN_NOSYNC|OUT_NOSYNC with the last rank 50 ms late (broadcast, gather to "
            "it, reduce, exchange): correct\n");
 }
 

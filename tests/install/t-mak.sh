@@ -1,8 +1,9 @@
 #!/bin/bash
 # t-mak.sh - a C client built only through the installed .mak fragment:
-# timeout: 90
-# conduits: udp tcp
+# timeout: 150
 # bypass: on  (it checks the install layout and the .mak fragments; the bypass changes neither)
+# for each conduit (udp, tcp) from the same two installs (an install is
+# about 10 s and holds both conduits: one run per conduit made four),
 # client.mk includes $(GASNET_PREFIX)/include/$CONDUIT-conduit/$CONDUIT-<mode>.mak
 # and compiles t_client.c with $(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS),
 # links with $(GASNET_LD) $(GASNET_LDFLAGS) ... $(GASNET_LIBS); each binary
@@ -37,10 +38,11 @@ build_and_run() {
 inst="$TMP/inst"
 make -s -C "$TOP" install prefix="$inst" >"$TMP/install.log" 2>&1 \
   || { echo "FAIL: make install prefix=$inst"; tail -20 "$TMP/install.log"; exit 1; }
+for CONDUIT in udp tcp; do
 INSTRUN="$inst/bin/gasnetrun_$CONDUIT"
 mak=$(sed -n 's/^GASNET_PREFIX ?= //p' "$inst/include/$CONDUIT-conduit/$CONDUIT-seq.mak")
 pc=$(sed -n 's/^prefix=//p' "$inst/lib/pkgconfig/gasnet-$CONDUIT-seq.pc")
-echo "make install prefix=\$TMP/inst: .mak GASNET_PREFIX ?= ${mak/$TMP/\$TMP}, .pc prefix=${pc/$TMP/\$TMP}"
+echo "make install prefix=\$TMP/inst: $CONDUIT-seq.mak GASNET_PREFIX ?= ${mak/$TMP/\$TMP}, gasnet-$CONDUIT-seq.pc prefix=${pc/$TMP/\$TMP}"
 [ "$mak" = "$inst" ] && [ "$pc" = "$inst" ] && echo "ok: both name the install prefix" \
   || { echo "FAIL: expected $inst in both"; fails=$((fails + 1)); }
 build_and_run seq "$inst"
@@ -57,8 +59,14 @@ if make -f "$CLIENT_SRC/client.mk" GASNET_PREFIX="$inst" CONDUIT="$CONDUIT" MODE
 else
   echo "FAIL: building t_ex_am and t_ex_rma with $CONDUIT-seq.mak"; fails=$((fails + 1))
 fi
+rm -rf "$TMP/seq"
+done
 
-install_tree
-build_and_run par "$PREFIX"
+install_tree   # its PREFIX is every conduit's
+for CONDUIT in udp tcp; do
+  INSTRUN="$PREFIX/bin/gasnetrun_$CONDUIT"
+  build_and_run par "$PREFIX"
+  rm -rf "$TMP/par"
+done
 [ $fails = 0 ] && echo "t-mak: all passed"
 exit $fails

@@ -215,7 +215,7 @@ no_leftovers() {
 # FROM is "launcher" for a client the launcher started, else the host whose
 # test sshd started the relay that runs the client (its SSH_CONNECTION).
 probe_ssh_edges() {
-    local key=$MH_DIR/ssh/id_ed25519 p w h to from conn name hit argv
+    local key=$MH_DIR/ssh/id_ed25519 p w h to from conn name hit argv envp cw
     for p in $(pgrep -x ssh); do
         mapfile -d '' -t argv <"/proc/$p/cmdline" 2>/dev/null || continue
         to=""; hit=0
@@ -224,10 +224,14 @@ probe_ssh_edges() {
             for h in "$@"; do { [ "$w" = "$h" ] || [ "$w" = "${USER:-root}@$h" ]; } && to=$h; done
         done
         [ $hit = 1 ] && [ -n "$to" ] || continue
-        name=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^GNT_SSHD_NAME=//p')
-        conn=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SSH_CONNECTION=//p')
+        # its environment, read by the shell (no process per client)
+        name="" conn=""
+        mapfile -d '' -t envp <"/proc/$p/environ" 2>/dev/null
+        for w in "${envp[@]}"; do
+            case $w in GNT_SSHD_NAME=*) name=${w#*=} ;; SSH_CONNECTION=*) conn=${w#*=} ;; esac
+        done
         from=launcher
-        [ -n "$name" ] && from=$(echo "$conn" | awk '{print $3}')
+        if [ -n "$name" ]; then cw=($conn); from=${cw[2]:-}; fi
         echo "$from $to"
     done
 }

@@ -13,11 +13,11 @@
 #     4-rank jobs above get directly): exchanges of 3000 bytes per rank
 #     (raw, several values at PMI's 1024-byte limit) and 20000 (compressed),
 #     a 100000-byte broadcast, barriers; every rank checks every byte
-#   - a hybrid MPI + GASNet program (t_hybrid.c), both init orders where the
+#   - (udp run only) a hybrid MPI + GASNet program (t_hybrid.c), both init orders where the
 #     launcher allows them: gasnet_mynode() == MPI rank, one MPI_Allreduce
 #     of values fetched over GASNet AMs
 #   - gasnet_exit(42) on the last rank: the launcher ends with 42
-#   - SIGKILL of one rank: the launcher ends, no rank is left
+#   - (udp run only) SIGKILL of one rank: the launcher ends, no rank is left
 #   - (udp run only) a fatal error in rank 1 alone (GASNET_NETWORK naming a
 #     subnet this host lacks) while the others wait for it in the bootstrap
 #     exchange: the launcher is told through the PMI abort and ends them
@@ -40,8 +40,14 @@ ok() { echo "ok   $*"; }
 pmi_build_classic "$CONDUIT" "$tmp/classic" || { echo "cannot build the classic client"; exit 1; }
 EXIT_PROG="$TOP/tests/core/t_exit"; [ "$CONDUIT" = tcp ] && EXIT_PROG="$TOP/tests/core/tcp/t_exit"
 have_mpich=0; have_ompi=0
+# The hybrid programs, the kills, srun --mpi=none and PMI-1 under Slurm's
+# PMI2 check the launchers and the bootstrap, whichever conduit is linked:
+# udp run only. Under tcp: each launcher starts the classic client and
+# returns gasnet_exit's code.
+if [ "$CONDUIT" = udp ]; then
 pmi_build_hybrid mpich "$CONDUIT" "$tmp/hy-mpich" && have_mpich=1
 pmi_build_hybrid openmpi "$CONDUIT" "$tmp/hy-ompi" && have_ompi=1
+fi
 
 cat >"$tmp/rank1-bad-network.sh" <<'EOS'
 #!/bin/sh
@@ -107,6 +113,7 @@ run_exit() {
 
 # run_kill LABEL CMD...: SIGKILL one rank; the launcher ends, nothing is left
 run_kill() {
+    [ "$CONDUIT" = udp ] || return 0
     local label=$1; shift
     "$@" "$EXIT_PROG" wait >"$tmp/kill.out" 2>&1 &
     local lpid=$! pid="" i
@@ -168,7 +175,7 @@ if slurm_start; then
     run_classic "srun --mpi=pmi2" $S --mpi=pmi2
     run_classic "srun --mpi=pmix" $S --mpi=pmix
     # Slurm's PMI2 server speaks PMI-1 too: the in-tree client there
-    run_classic "srun --mpi=pmi2, GASNET_SPAWNER=pmi1" env GASNET_SPAWNER=pmi1 $S --mpi=pmi2
+    [ "$CONDUIT" = udp ] && run_classic "srun --mpi=pmi2, GASNET_SPAWNER=pmi1" env GASNET_SPAWNER=pmi1 $S --mpi=pmi2
     run_boot "srun --mpi=pmi2" srun -n 12 -O --mpi=pmi2
     run_boot "srun --mpi=pmix" srun -n 12 -O --mpi=pmix
     if [ $have_mpich = 1 ]; then
@@ -189,10 +196,12 @@ if slurm_start; then
     # -K (--kill-on-bad-exit): Slurm ends the step when a task dies
     run_kill "srun -K --mpi=pmi2" $S -K --mpi=pmi2
     run_kill "srun -K --mpi=pmix" $S -K --mpi=pmix
+    if [ "$CONDUIT" = udp ]; then
     out=$(timeout 60 $S --mpi=none "$tmp/classic" 2>&1); rc=$?
     if [ $rc != 0 ] && [ "$(echo "$out" | grep -c 'started by srun with 4 tasks')" = 4 ]; then
         ok "srun --mpi=none: every task says srun gave it no PMI (exit $rc)"
     else fail "srun --mpi=none: exit $rc"; echo "$out" | tail -3; fi
+    fi
 else
     skips="$skips slurm($SLURM_WHY)"
 fi

@@ -20,6 +20,8 @@
 #    it after ssh's ConnectTimeout, or GASNET_CONNECT_TIMEOUT without it.
 # Every duration is checked only for a hang (bounds >= 5x the expected time,
 # below the ranks' sleep so that a job that was not torn down still fails).
+# Where the ranks ignore SIGTERM, GASNET_KILL_GRACE=0.5 (default 2 s): the
+# same SIGKILL, sooner.
 set -u
 lib=$(cd "$(dirname "$0")/../lib" && pwd)
 . "$lib/sshd.sh"
@@ -59,13 +61,13 @@ fi
 # 1b. the same when every rank ignores SIGTERM/SIGQUIT/SIGINT/SIGHUP: the
 #     teardown must end with SIGKILL
 marker="gnt-ssh-fault1b-$$"
-probe_bg f1b -n 16 -H "$hl" "$PROBE" --ignore-term --sleep 60 "$marker"
+GASNET_KILL_GRACE=0.5 probe_bg f1b -n 16 -H "$hl" "$PROBE" --ignore-term --sleep 60 "$marker"
 if probe_wait_ok "$JOB_OUT" 16 60; then
     victim=$(probe_pids "$JOB_OUT" | awk '$1 == 11 {print $2}')
     others=$(probe_pids "$JOB_OUT" | awk '$1 != 11 {print $2}')
     echo "  kill -9 rank 11 (pid $victim); the other 15 ignore SIGTERM and must still go"
     kill -KILL "$victim"
-    gone_within 30 "2 s: GASNET_KILL_GRACE, then SIGKILL" $others ||
+    gone_within 30 "0.5 s: GASNET_KILL_GRACE=0.5, then SIGKILL" $others ||
         fail "ranks that ignore SIGTERM survived rank 11's death (hang bound 30 s)"
     probe_bg_wait 20
     echo "  -> launcher exit $JOB_RC; messages: $(head -n 2 "$JOB_ERR" | tr '\n' ' ')"
@@ -104,14 +106,14 @@ no_leftovers 15 "the launcher exited"
 # 4. the launcher killed with -9 (ranks ignore SIGTERM): nothing of the job
 #    survives anywhere
 marker="gnt-ssh-fault4-$$"
-probe_bg f4 -n 16 -H "$hl" "$PROBE" --ignore-term --sleep 60 "$marker"
+GASNET_KILL_GRACE=0.5 probe_bg f4 -n 16 -H "$hl" "$PROBE" --ignore-term --sleep 60 "$marker"
 if probe_wait_ok "$JOB_OUT" 16 60; then
     all=$(job_procs | grep -vx "$MH_BG")
     echo "  kill -9 the launcher (pid $MH_BG); $(echo $all | wc -w) processes of the job must go:"
     ps -o pid=,args= -p $(echo $all | tr ' ' ,) | cut -c1-100 | awk '{ $1 = $1; c[$0 ~ /ssh_probe/ ? "rank" : $0 ~ /--relay/ ? "relay" : $0 ~ /^[0-9]+ ssh / ? "ssh" : $0 ~ /sshd/ ? "sshd session" : $0]++ }
         END { for (k in c) printf "    %d %s\n", c[k], k }' | sort
     kill -KILL "$MH_BG"; wait "$MH_BG" 2>/dev/null
-    gone_within 30 "2 s" $all || fail "processes survived the launcher's death (hang bound 30 s)"
+    gone_within 30 "0.5 s: GASNET_KILL_GRACE=0.5" $all || fail "processes survived the launcher's death (hang bound 30 s)"
     no_leftovers 15 "the launcher was killed"
 else
     fail "16 ranks did not all report within 60 s"; probe_bg_wait 5; probe_show_job
@@ -195,8 +197,8 @@ for sig in TERM INT; do
     marker="gnt-ssh-fault7$sig-$$"
     ign=""; expect="0.5 s"
     # INT: the ranks ignore it, SIGKILL must follow
-    [ $sig = INT ] && { ign=--ignore-term; expect="2 s: GASNET_KILL_GRACE, then SIGKILL"; }
-    probe_bg f7$sig -n 16 -H "$hl" "$PROBE" $ign --sleep 60 "$marker"
+    [ $sig = INT ] && { ign=--ignore-term; expect="0.5 s: GASNET_KILL_GRACE=0.5, then SIGKILL"; }
+    GASNET_KILL_GRACE=0.5 probe_bg f7$sig -n 16 -H "$hl" "$PROBE" $ign --sleep 60 "$marker"
     if probe_wait_ok "$JOB_OUT" 16 60; then
         ranks=$(probe_pids "$JOB_OUT" | awk '{print $2}')
         want=$((128 + $(kill -l "$sig")))
@@ -213,17 +215,18 @@ for sig in TERM INT; do
 done
 
 # 8. a host that accepts the TCP connection and then says nothing (a stopped
-#    sshd on 127.0.0.10, same port): bounded by ssh's ConnectTimeout=5 of
-#    GASNET_SSH_OPTIONS, and, without it, by GASNET_CONNECT_TIMEOUT=4
+#    sshd on 127.0.0.10, same port): bounded by ssh's ConnectTimeout (3 s
+#    here, 5 in ssh_opts), and, without it, by GASNET_CONNECT_TIMEOUT=4
 sshd_start -p "$SSHD_PORT" mute 127.0.0.10 || mh_fail "second sshd did not start"
 mute=$(cat "$MH_DIR/sshd-mute/pid")
 kill -STOP "$mute"
 echo "  sshd on 127.0.0.10:$SSHD_PORT stopped (pid $mute): connections are accepted by the kernel, never answered"
 marker="gnt-ssh-fault8-$$"
-probe_job 60 f8 -n 4 -H 127.0.0.1,127.0.0.10,127.0.0.2,127.0.0.3 "$PROBE" --sleep 30 "$marker"
+GASNET_SSH_OPTIONS=${ssh_opts/ConnectTimeout=5/ConnectTimeout=3} \
+    probe_job 60 f8 -n 4 -H 127.0.0.1,127.0.0.10,127.0.0.2,127.0.0.3 "$PROBE" --sleep 30 "$marker"
 echo "  -> want non-zero exit and a line naming 127.0.0.10; messages: $(head -n 3 "$JOB_ERR" | tr '\n' ' ')"
 { [ "$JOB_RC" != 0 ] && [ "$JOB_RC" != 124 ]; } || fail "exit $JOB_RC with a mute host"
-hang_check "giving up on 127.0.0.10" "$MH_ELAPSED" 30 "5 s: ConnectTimeout=5" || fail "hung on 127.0.0.10"
+hang_check "giving up on 127.0.0.10" "$MH_ELAPSED" 30 "3 s: ConnectTimeout=3" || fail "hung on 127.0.0.10"
 grep -q "127\.0\.0\.10" "$JOB_ERR" || fail "no error line names 127.0.0.10"
 no_leftovers 15 "the launcher exited"
 marker="gnt-ssh-fault9-$$"
