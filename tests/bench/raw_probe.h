@@ -164,6 +164,10 @@ static inline double raw_probe_stream_n(raw_probe_t *p, int initiator, int count
              (errno == EAGAIN || errno == ENOBUFS)) {}
     }
     for (;;) { /* END until FINAL */
+      /* The receiver may still be in the library's barrier before the
+       * flood, waiting for a datagram of ours that was lost (GASNET_UDP_DROP):
+       * only our progress retransmits it (bar.sh's lossy run hung here). */
+      gasnet_AMPoll();
       h.type = RAW_PROBE_END; h.count = (uint32_t)count;
       sendto(p->fd, &h, sizeof h, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
       double t = raw_probe_now_us();
