@@ -2,15 +2,9 @@
 # PROG CASE on RANKS ranks through $GASNETRUN; it must exit non-zero with a
 # message containing TEXT. Prints "ok ..." with the message, or "FAIL ..."
 # with the last lines, and counts failures in $fails.
-# GASNET_EXIT_GRACE=0: once the erring rank has exited, the launcher ends
-# the others at once (SIGQUIT) instead of waiting for them to exit by
-# themselves, which they did 0.25 s later in most of these programs (about
-# 140 cases a suite run: 35 s). The message and the exit code checked are
-# the erring rank's, the same either way (checked: t_misuse put-outside
-# exits 1 with its message both ways); how a job ends is t-exit.sh's.
 t_misuse() {
   local prog=$1 n=$2 c=$3 want=$4 out rc
-  out=$(GASNET_EXIT_GRACE=0 "$GASNETRUN" -n "$n" "$prog" "$c" 2>&1); rc=$?
+  out=$("$GASNETRUN" -n "$n" "$prog" "$c" 2>&1); rc=$?
   if [ "$rc" != 0 ] && echo "$out" | grep -qF -- "$want"; then
     echo "ok   -n $n $c: exit $rc, message: $(echo "$out" | grep -F -- "$want" | head -1)"
   else
