@@ -458,8 +458,10 @@ static void rx_batch_reset(amudp_rxbatch_t *b, int n, int gro) {
 }
 
 /* One receive pass: read, check, ack, then deliver with the lock released.
- * Returns the number of datagrams read; adds frames delivered to *delivered. */
-static int rx_once(gasnetc_transport_t *t, int fd, int late, int *delivered) {
+ * What it reads is timed as arriving at now, read before the receive call
+ * (amudp_progress). Returns the number of datagrams read; adds frames
+ * delivered to *delivered. */
+static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *delivered) {
   AMUDP_LOCK(t);
   amudp_rxbatch_t *b = rx_batch_get(t);
   int streaming = fd == t->afd || t->rx_hits >= 2; /* the ack socket: read in batches */
@@ -497,7 +499,6 @@ static int rx_once(gasnetc_transport_t *t, int fd, int late, int *delivered) {
   int nitem = 0, n = 0, nseen = 0;
   uint32_t *src = b->src, *seen = b->seen;
   if (m > 0) {
-    uint64_t now = gasneti_now_ns();
     AMUDP_LOCK(t);
     if (fd == t->afd) AMUDP_COUNT(t, ack_socket_reads, (uint64_t)m);
     if (late) AMUDP_COUNT(t, acks_read_late, (uint64_t)m);
@@ -639,31 +640,39 @@ static void amudp_unwatch(gasnetc_transport_t *t) {
 /* The progress engine, in phases: (1) read and deliver, at most
  * AMUDP_RX_ROUNDS batches so a flood cannot starve the caller; (2) timers
  * (retransmit, delayed acks, pings, death) if the earliest is due;
- * (3) tell the core about dead peers. */
+ * (3) tell the core about dead peers.
+ * A poll reads the clock once, before its first receive call, and times by
+ * it what that call reads (at most one system call early) and the timers
+ * after the deliveries (late by as long as the handlers ran: they run at
+ * the next poll). Read after the datagram, the clock was on the round
+ * trip's path twice a hop (the reply, and the poll that ends a wait). A
+ * further batch, and the ack socket's drain, read it again. */
 static int amudp_progress(gasnetc_transport_t *t) {
   if (!t->connected) return 0;
   int delivered = 0, slept = 0;
+  uint64_t now = gasneti_now_ns();
   if (__atomic_load_n(&t->slept, __ATOMIC_RELAXED) &&
       (slept = __atomic_exchange_n(&t->slept, 0, __ATOMIC_RELAXED))) { /* a plain load per poll */
     /* The core slept watching the socket: what arrived, arrived since now
      * (delayed acks are timed from rx_last_ns). */
     AMUDP_LOCK(t);
-    t->rx_last_ns = gasneti_now_ns();
+    t->rx_last_ns = now;
     AMUDP_UNLOCK(t);
   }
-  for (int round = 0; round < AMUDP_RX_ROUNDS; round++)
-    if (rx_once(t, t->fd, 0, &delivered) < AMUDP_RX_BATCH) break;
-  uint64_t now = gasneti_now_ns();
+  for (int round = 0; round < AMUDP_RX_ROUNDS; round++) {
+    if (round) now = gasneti_now_ns(); /* the batches before took a while */
+    if (rx_once(t, t->fd, 0, now, &delivered) < AMUDP_RX_BATCH) break;
+  }
   if (t->afd >= 0) {
     AMUDP_LOCK(t);
     int late;
     int due = amudp_ack_read_due(t, slept, now, &late);
     AMUDP_UNLOCK(t);
-    if (due) { /* drained: acks read lazily must not pile up behind fresh ones */
-      for (int round = 0; round < AMUDP_ACK_DRAIN_ROUNDS; round++)
-        if (rx_once(t, t->afd, late, &delivered) < AMUDP_RX_BATCH) break;
-      now = gasneti_now_ns();
-    }
+    if (due) /* drained: acks read lazily must not pile up behind fresh ones */
+      for (int round = 0; round < AMUDP_ACK_DRAIN_ROUNDS; round++) {
+        now = gasneti_now_ns();
+        if (rx_once(t, t->afd, late, now, &delivered) < AMUDP_RX_BATCH) break;
+      }
   }
   AMUDP_LOCK(t);
   if (slept) amudp_unwatch(t); /* after amudp_ack_read_due: it asks what was watched */
