@@ -57,6 +57,12 @@
 #define GASNETC_SPIN_YIELD_MAX_NS 64000u
 #define GASNETC_SPIN_YIELD_BUSY_NS 2000u /* this much past the bare call: ran someone else */
 static GASNETC_TLS uint64_t gasnetc_spin_yield_at; /* this thread's next yield */
+/* A spinning thread reads the clock at its first empty poll and then at
+ * every GASNETC_SPIN_CLOCK_EVERY-th: the spin's end and its yields are
+ * timed to within that many polls (a few us over the network, well under
+ * one through shared memory, where the clock read was a third of an empty
+ * poll). A polite thread's polls each yield: it reads it every time. */
+#define GASNETC_SPIN_CLOCK_EVERY 8u
 static GASNETC_TLS uint64_t gasnetc_spin_period = GASNETC_SPIN_YIELD_MIN_NS;
 static GASNETC_TLS uint64_t gasnetc_spin_yield_bare = UINT64_MAX; /* the quickest yield, ns */
 
@@ -98,6 +104,8 @@ void gasnetc_block_step(gasnetc_block_t *state) {
   gasnetc_poll_check_context("GASNET_BLOCKUNTIL");
   if (gasnetc_progress() > 0) {
     state->idle_since_ns = 0;
+  } else if (state->skip && state->idle_since_ns) {
+    state->skip--; /* spinning, and the clock was read a few polls ago */
   } else {
     uint64_t now = gasneti_now_ns();
     int fresh = state->idle_since_ns == 0;
@@ -106,6 +114,7 @@ void gasnetc_block_step(gasnetc_block_t *state) {
                (state->mode != GASNETC_BLOCK_SLEEP &&
                 (fresh || now - state->idle_since_ns < gasnetc_g.spin_ns));
     if (spin) {
+      state->skip = gasnetc_g.polite ? 0 : GASNETC_SPIN_CLOCK_EVERY - 1;
       gasnetc_spin_yield(now, fresh);
     } else {
       /* A remote exit is acted on at a poll point once its linger is over:

@@ -177,11 +177,12 @@ enum { GASNETC_BLOCK_DEFAULT = 0, /* spin GASNET_SPIN_USEC, then sleep */
 typedef struct {
   uint64_t idle_since_ns; /* when polling last found nothing; 0 = busy */
   int mode;               /* GASNETC_BLOCK_* */
+  unsigned skip;          /* empty polls left before the clock is read */
 } gasnetc_block_t;
 extern void gasnetc_block_step(gasnetc_block_t *state);
 #define GASNET_BLOCKUNTIL(cond)                         \
   do {                                                  \
-    gasnetc_block_t gasnetc_block_ = { 0, 0 };          \
+    gasnetc_block_t gasnetc_block_ = { 0, 0, 0 };       \
     while (!(cond)) gasnetc_block_step(&gasnetc_block_); \
   } while (0)
 
