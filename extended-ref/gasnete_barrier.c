@@ -2,28 +2,32 @@
  * gasnete_barrier.c - split-phase barriers (spec 3.5) and gex_Coll_BarrierNB,
  * by host: the ranks of a shared-memory neighbourhood (gex_System_QueryNbrhdInfo;
  * one host, or a chunk of it) combine at their leader, the lowest rank of
- * the neighbourhood; the leaders run a dissemination barrier among
+ * the neighbourhood; the leaders run a barrier of log2 rounds among
  * themselves over the network; each leader then releases its neighbours.
  *
  *   stage GATHER   (leader)  wait for the arrival of every neighbour
  *   stage NET      (leader)  ceil(log2 H) rounds among the H leaders: in
  *                            round r leader i sends its accumulated state to
- *                            leader (i + 2^r) mod H and waits for the one of
- *                            leader (i - 2^r) mod H
+ *                            one leader and waits for the message of one
+ *                            (gasnete_bpeer_to: i ^ 2^r both, the pairwise
+ *                            exchange, when H is a power of two, so that
+ *                            the transport's acks ride on the messages;
+ *                            else dissemination, to i + 2^r and from i - 2^r,
+ *                            mod H)
  *   stage RELEASE  (other)   wait for the leader's release, which carries the
  *                            combination of every rank's notify
  *
  * Arrivals and releases are AMs between ranks of one neighbourhood, which
  * the shared-memory transport (amshm/) carries: a barrier of 8 ranks on one
  * host sends 14 messages through shared memory and none over the network
- * (a dissemination barrier among all 8 sends 24); across hosts only the
+ * (a flat barrier among all 8 sends 24); across hosts only the
  * leaders talk. With the bypass off (GASNET_SUPERNODE_MAXSIZE=1) every rank
- * leads a neighbourhood of one and this is the plain dissemination barrier;
+ * leads a neighbourhood of one and this is the flat barrier of the NET stage;
  * GASNET_BARRIER_BY_HOST=0 asks for that with the bypass on.
  *
  * State carried: "anonymous so far", or "named with id", or "mismatch".
  * Combining is commutative, associative and idempotent (the overlaps of the
- * dissemination pattern do not matter):
+ * dissemination pattern, and the pairwise exchange's, do not matter):
  *   mismatch + x        = mismatch   (GASNET_BARRIERFLAG_MISMATCH anywhere)
  *   anonymous + x       = x
  *   named a + named b   = a == b ? named a : mismatch
@@ -257,7 +261,8 @@ static void gasnete_bsend_host(const gasnete_barrier_t *b, gasnet_node_t to, uin
 
 static void gasnete_bsend_round(const gasnete_barrier_t *b, const gasnete_binst_t *in) {
   const gasnetc_team_t *tm = b->team;
-  gasnet_node_t to = b->leaders[(b->leader_index + ((gasnet_node_t)1 << in->step)) % b->nleaders];
+  gasnet_node_t to = b->leaders[gasnete_bpeer_to(b->leader_index, (gasnet_node_t)1 << in->step,
+                                                 b->nleaders)];
   gex_AM_RequestShort5(gasnete_g.pair, gasnetc_team_jobrank(tm, to), GASNETE_H_BARRIER, 0,
                        (gex_AM_Arg_t)tm->id, (gex_AM_Arg_t)in->phase, in->step, in->acc.kind,
                        in->acc.id);

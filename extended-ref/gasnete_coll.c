@@ -24,9 +24,10 @@
  * operation before it can send what this one waits for. One thread at a
  * time does it (a try-lock); the others just poll.
  *
- * Stages IN and OUT (GASNet-1's ALLSYNC): a dissemination barrier among
- * the members, before and after the data stages; their rounds never bring
- * two messages from one sender (2^r != 2^s mod n for r < s < ceil(log2 n)).
+ * Stages IN and OUT (GASNet-1's ALLSYNC): a barrier among the members
+ * (pairwise exchange or dissemination: gasnete_bpeer_to), before and after
+ * the data stages; their rounds never bring two messages from one sender
+ * (2^r != 2^s mod n, and me ^ 2^r != me ^ 2^s, for r < s < ceil(log2 n)).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -183,16 +184,16 @@ char *gasnete_coll_take(gasnete_coll_op_t *op, uint32_t stage, gex_Rank_t from, 
   return buf;
 }
 
-/* Stage IN or OUT: a dissemination barrier, round op->sround next. */
+/* Stage IN or OUT: a barrier (gasnete_bpeer_to), round op->sround next. */
 static int gasnete_coll_sync_kick(gasnete_coll_op_t *op, uint32_t stage) {
   gex_Rank_t n = op->tm->size, me = op->tm->rank;
   while (((gex_Rank_t)1 << op->sround) < n) {
     gex_Rank_t d = (gex_Rank_t)1 << op->sround;
     if (!op->ssent) {
-      gasnete_coll_send(op, stage, (me + d) % n, NULL, 0);
+      gasnete_coll_send(op, stage, gasnete_bpeer_to(me, d, n), NULL, 0);
       op->ssent = 1;
     }
-    char *got = gasnete_coll_take(op, stage, (me + n - d) % n, 0);
+    char *got = gasnete_coll_take(op, stage, gasnete_bpeer_from(me, d, n), 0);
     if (!got) return 0;
     free(got);
     op->sround++;

@@ -30,6 +30,24 @@
 #define GASNETE_COLL_SYNC_IN 1
 #define GASNETE_COLL_SYNC_OUT 2
 
+/* The peers of round r (d = 2^r) of a barrier among n ranks, rank me
+ * among them: whom it sends to, whom it hears from. Every pattern here
+ * takes ceil(log2 n) rounds of n messages, and after round r a rank has
+ * heard, directly or not, from 2^(r+1) ranks (itself included).
+ *   n a power of two: the pairwise exchange, me ^ d both ways. Each
+ *     message has one coming back from the same peer, which carries the
+ *     transport's acknowledgement of it: amudp then sends no standalone
+ *     ACK (8 ranks, one per host: 0.096 per barrier message with the
+ *     dissemination pattern, 0.001 with this; docs/performance.md).
+ *   otherwise dissemination: to me + d, from me - d (mod n), whose
+ *     receivers never send back to their senders in that round. */
+static inline gex_Rank_t gasnete_bpeer_to(gex_Rank_t me, gex_Rank_t d, gex_Rank_t n) {
+  return (n & (n - 1)) == 0 ? me ^ d : (me + d) % n;
+}
+static inline gex_Rank_t gasnete_bpeer_from(gex_Rank_t me, gex_Rank_t d, gex_Rank_t n) {
+  return (n & (n - 1)) == 0 ? me ^ d : (me + n - d) % n;
+}
+
 /* nbytes from src on root to dst on every member (src == dst allowed on root). */
 gex_Event_t gasnete_coll_broadcast(const char *fname, gasnetc_team_t *tm, gex_Rank_t root,
                                    void *dst, const void *src, size_t nbytes, int sync);

@@ -14,15 +14,17 @@
 # notified. The barrier combines by neighbourhood (gasnete_barrier.c):
 # 8 ranks are one neighbourhood (a leader and 7 neighbours); 3 ranks in
 # neighbourhoods of 2 (2 leaders, one alone) and 7 in neighbourhoods of 3
-# (3 leaders: an odd count, one alone) by GASNET_SUPERNODE_MAXSIZE; 4 ranks
-# flat (GASNET_BARRIER_BY_HOST=0).
+# (3 leaders: an odd count, one alone) by GASNET_SUPERNODE_MAXSIZE; 4 and 6
+# ranks flat (GASNET_BARRIER_BY_HOST=0). The leaders exchange pairwise when
+# they are a power of two (2, 4, 8 ranks flat) and disseminate otherwise
+# (3 leaders, 6 ranks flat): gasnete_bpeer_to.
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
 fails=0
-shapes="1 2 4 8 3:2 7:3 4:flat"
+shapes="1 2 4 8 3:2 7:3 4:flat 6:flat"
 # With the bypass off every rank leads itself: the shapes would repeat the default run's.
-[ "${BYPASS:-on}" = off ] && shapes="1 2 4 8"
+[ "${BYPASS:-on}" = off ] && shapes="1 2 4 6 8"
 # Under tcp with the bypass on, one neighbourhood's barrier is [udp]'s
 # through shared memory (shm_repeats): there only the shapes with leaders
 # that meet over tcp.
