@@ -22,6 +22,7 @@
  * round trip: the standalone ACK datagrams both nodes sent during it, per
  * round trip (gasnetc_stat_get("udp_acks_sent"); node 1's asked for by AM).
  */
+#define _GNU_SOURCE 1 /* sched_setaffinity (raw_probe_pin) */
 #define GASNET_SEQ 1
 #include <gasnet.h>
 #include <stdio.h>
@@ -153,6 +154,7 @@ int main(int argc, char **argv) {
   if (gasnet_attach(table, sizeof table / sizeof table[0], (maxlong + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE,
                     0) != GASNET_OK)
     gasnet_exit(1);
+  raw_probe_pin();
   gasnet_getSegmentInfo(seg, 2);
   srcbuf = calloc(1, maxlong);
   gasnet_node_t me = gasnet_mynode();

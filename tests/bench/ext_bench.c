@@ -31,6 +31,7 @@
  * switches, not round trips: its line says how far. Figures only; nothing is
  * asserted.
  */
+#define _GNU_SOURCE 1 /* sched_setaffinity (raw_probe_pin) */
 #define GASNET_SEQ 1
 #include <gasnet.h>
 #include <stdio.h>
@@ -142,6 +143,7 @@ int main(int argc, char **argv) {
     gasnet_exit(1);
   }
   if (gasnet_attach(table, 2, SEGSIZE, 0) != GASNET_OK) gasnet_exit(1);
+  raw_probe_pin();
   seg = malloc(n * sizeof *seg);
   gasnet_getSegmentInfo(seg, (int)n);
   heap = calloc(1, 17 * MiB);

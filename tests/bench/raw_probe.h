@@ -26,6 +26,11 @@
  *                           UDP (the client registers
  *                           RAW_PROBE_PORTS_HANDLER_ENTRY(idx)): the floor
  *                           under gasnet_barrier, with the same pattern
+ *   raw_probe_pin()         BENCH_PIN=c0,c1,...: rank i runs on CPU c[i mod n]
+ *                           (sched_setaffinity; unset: wherever the kernel
+ *                           puts it). With more ranks than CPUs the figures
+ *                           depend on which ranks share a CPU: see
+ *                           docs/performance.md, "Barriers on a crowded host".
  * The peer is 127.0.0.1 unless RAW_PROBE_IP (or AM_BENCH_RAW_IP) names it.
  * Both ranks call the same function with their role (initiator = 1 on one).
  * While busy-polling, gasnet_AMPoll runs now and then, so AMs still in
@@ -36,6 +41,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -75,6 +81,40 @@ static int raw_probe_cmp(const void *a, const void *b) {
 static inline double raw_probe_median(double *v, size_t n) {
   qsort(v, n, sizeof *v, raw_probe_cmp);
   return v[n / 2];
+}
+
+/* BENCH_PIN (above): pin this rank and say where it runs, or why it
+ * could not be pinned (stderr). Call after
+ * attach; the client defines _GNU_SOURCE before its first include (for
+ * sched_setaffinity). */
+static inline void raw_probe_pin(void) {
+  const char *list = getenv("BENCH_PIN");
+  if (!list || !*list) return;
+#ifndef CPU_SETSIZE
+  fprintf(stderr, "BENCH_PIN: this benchmark was built without _GNU_SOURCE; not pinned\n");
+#else
+  int cpu[256], n = 0;
+  for (const char *c = list; *c && n < 256;) {
+    char *end;
+    long v = strtol(c, &end, 10);
+    if (end == c || v < 0 || v >= CPU_SETSIZE) {
+      fprintf(stderr, "BENCH_PIN=%s: not a comma-separated list of CPU numbers\n", list);
+      return;
+    }
+    cpu[n++] = (int)v;
+    c = *end == ',' ? end + 1 : end;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu[gasnet_mynode() % n], &set);
+  int want = cpu[gasnet_mynode() % n];
+  if (sched_setaffinity(0, sizeof set, &set) != 0)
+    fprintf(stderr, "BENCH_PIN: rank %u on CPU %d: %s\n", (unsigned)gasnet_mynode(), want,
+            strerror(errno));
+  else
+    fprintf(stderr, "BENCH_PIN: rank %u pinned to CPU %d, running on CPU %d\n",
+            (unsigned)gasnet_mynode(), want, sched_getcpu());
+#endif
 }
 
 typedef struct {
