@@ -34,7 +34,7 @@
 
 #include "raw_probe.h"
 
-enum { H_PING = 128, H_PONG, H_MPING, H_MPONG, H_LPING, H_LPONG, H_FLOOD, H_FLOODACK, H_PORT, H_DONE, H_SFLOOD, H_STAT, H_STATR, H_ROUND };
+enum { H_PING = 128, H_PONG, H_MPING, H_MPONG, H_LPING, H_LPONG, H_FLOOD, H_FLOODACK, H_PORT, H_DONE, H_SFLOOD, H_STAT, H_STATR, H_ROUND, H_CPU };
 #define RTT_ROUNDS 11 /* raw and AM Short ping-pongs alternate this many times: the
                          ratio is the median of 11 rounds (5 varied 1.12-1.18x
                          between runs on a quiet machine) */
@@ -143,6 +143,7 @@ int main(int argc, char **argv) {
     RAW_PROBE_HANDLER_ENTRY(H_PORT), { H_DONE, (void (*)())h_done },
     { H_SFLOOD, (void (*)())h_sflood }, { H_STAT, (void (*)())h_stat },
     { H_STATR, (void (*)())h_statr }, { H_ROUND, (void (*)())h_round },
+    RAW_PROBE_CPU_HANDLER_ENTRY(H_CPU),
   };
   if (gasnet_init(&argc, &argv) != GASNET_OK) return 1;
   int iters = argc > 1 ? atoi(argv[1]) : 2000;
@@ -163,6 +164,8 @@ int main(int argc, char **argv) {
   /* Short round trips: RTT_ROUNDS rounds of a raw ping-pong then an AM one,
    * so both see the same moments of a shared machine; the ratios are the
    * medians over the rounds of each round's ratio. */
+  char cpus[64];
+  raw_probe_placement(H_CPU, cpus, sizeof cpus);
   raw_probe_open(&rawp);
   raw_probe_connect(&rawp, 1 - me, H_PORT);
   int per = iters * 5 / RTT_ROUNDS > 100 ? iters * 5 / RTT_ROUNDS : 100;
@@ -197,8 +200,8 @@ int main(int argc, char **argv) {
   }
   printf("# am_pingpong: node 0 <-> node 1, %d round trips per size, GASNET_UDP_DROP=%s\n", iters,
          drop ? drop : "0");
-  printf("%-28s %10s %10s   (Short and raw: means of %d interleaved rounds of %d)\n", "round trip",
-         "mean(us)", "median(us)", RTT_ROUNDS, per);
+  printf("%-28s %10s %10s   (Short and raw: means of %d interleaved rounds of %d; nodes on CPUs "
+         "%s)\n", "round trip", "mean(us)", "median(us)", RTT_ROUNDS, per, cpus);
   printf("%-28s %10.2f %10.2f\n", "raw UDP busy-poll 16 B", raw, rawmed);
   double med;
   int rts = per * RTT_ROUNDS + 20 * RTT_ROUNDS;

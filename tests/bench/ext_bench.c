@@ -43,6 +43,7 @@
 
 #define H_PORT 128
 #define H_PORTS 129
+#define H_CPU 130
 #define MiB (1024u * 1024u)
 #define SEGSIZE (34u * MiB)
 #define BAR_ROUNDS 11 /* the ratio: median of 11 rounds (5 varied 1.18-1.31x between runs) */
@@ -134,7 +135,8 @@ static double put_median(size_t n, int rounds) {
 
 int main(int argc, char **argv) {
   gasnet_handlerentry_t table[] = { RAW_PROBE_HANDLER_ENTRY(H_PORT),
-                                     RAW_PROBE_PORTS_HANDLER_ENTRY(H_PORTS) };
+                                     RAW_PROBE_PORTS_HANDLER_ENTRY(H_PORTS),
+                                     RAW_PROBE_CPU_HANDLER_ENTRY(H_CPU) };
   if (gasnet_init(&argc, &argv) != GASNET_OK) return 1;
   int iters = argc > 1 ? atoi(argv[1]) : 2000;
   gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
@@ -142,7 +144,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ext_bench: run on 2 or more nodes\n");
     gasnet_exit(1);
   }
-  if (gasnet_attach(table, 2, SEGSIZE, 0) != GASNET_OK) gasnet_exit(1);
+  if (gasnet_attach(table, sizeof table / sizeof table[0], SEGSIZE, 0) != GASNET_OK) gasnet_exit(1);
   raw_probe_pin();
   seg = malloc(n * sizeof *seg);
   gasnet_getSegmentInfo(seg, (int)n);
@@ -221,7 +223,8 @@ int main(int argc, char **argv) {
    * barrier then gasnet_barrier, ITERS / BAR_ROUNDS of each, so that both
    * see the same moments of a shared machine; the ratio is the median over
    * the rounds of the round's ratio */
-  bar();
+  char cpus0[256], cpus1[256];
+  raw_probe_placement(H_CPU, cpus0, sizeof cpus0);
   int polite = (long)n > sysconf(_SC_NPROCESSORS_ONLN);
   raw_probe_bar_t rb;
   raw_probe_barrier_open(&rb, H_PORTS);
@@ -248,12 +251,15 @@ int main(int argc, char **argv) {
     bar();
   }
   raw_probe_close(&rb.p);
+  raw_probe_placement(H_CPU, cpus1, sizeof cpus1);
   double bmed = raw_probe_median(bt, (size_t)biters * BAR_ROUNDS);
   if (me == 0) {
     char label[40];
     snprintf(label, sizeof label, "raw UDP barrier (%s)", polite ? "polite" : "busy-poll");
-    printf("%-30s %10s %10s   (%d rounds of %d, interleaved)\n", "barrier, all nodes",
-           "mean(us)", "median(us)", BAR_ROUNDS, biters);
+    printf("%-30s %10s %10s   (%d rounds of %d, interleaved; ranks on CPUs %s", "barrier, all nodes",
+           "mean(us)", "median(us)", BAR_ROUNDS, biters, cpus0);
+    if (strcmp(cpus0, cpus1)) printf(", at the end %s", cpus1);
+    printf(")\n");
     if (!rawok) printf("%-30s %10s %10s\n", label, "lost", "lost");
     else printf("%-30s %10.2f %10.2f\n", label, rawbar, rawall_med);
     printf("%-30s %10.2f %10.2f\n", "gasnet_barrier (anonymous)", mean, bmed);

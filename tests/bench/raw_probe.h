@@ -26,6 +26,7 @@
  *                           UDP (the client registers
  *                           RAW_PROBE_PORTS_HANDLER_ENTRY(idx)): the floor
  *                           under gasnet_barrier, with the same pattern
+ *   raw_probe_placement()   the CPU each rank runs on, as "c0,c1,..." on rank 0
  *   raw_probe_pin()         BENCH_PIN=c0,c1,...: rank i runs on CPU c[i mod n]
  *                           (sched_setaffinity; unset: wherever the kernel
  *                           puts it). With more ranks than CPUs the figures
@@ -115,6 +116,45 @@ static inline void raw_probe_pin(void) {
     fprintf(stderr, "BENCH_PIN: rank %u pinned to CPU %d, running on CPU %d\n",
             (unsigned)gasnet_mynode(), want, sched_getcpu());
 #endif
+}
+
+/* The CPU each rank runs on now, gathered on rank 0 through AM handler h
+ * (the client registers RAW_PROBE_CPU_HANDLER_ENTRY(h)); every rank calls
+ * it. On rank 0, buf gets "c0,c1,..." (or "?" where a rank cannot tell);
+ * on the others, "". With more ranks than CPUs the figures depend on it:
+ * docs/performance.md, "Barriers on a crowded host". */
+static int *raw_probe_cpus;
+static volatile int raw_probe_ncpus;
+static inline void raw_probe_cpu_handler(gasnet_token_t t, gasnet_handlerarg_t cpu) {
+  gasnet_node_t src;
+  gasnet_AMGetMsgSource(t, &src);
+  raw_probe_cpus[src] = cpu;
+  raw_probe_ncpus++;
+}
+#define RAW_PROBE_CPU_HANDLER_ENTRY(idx) { (idx), (void (*)())raw_probe_cpu_handler }
+static inline void raw_probe_placement(gasnet_handler_t h, char *buf, size_t len) {
+  gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
+#ifdef CPU_SETSIZE
+  int cpu = sched_getcpu();
+#else
+  int cpu = -1;
+#endif
+  buf[0] = 0;
+  if (!raw_probe_cpus) raw_probe_cpus = calloc(n, sizeof *raw_probe_cpus);
+  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS); /* the array exists everywhere */
+  gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  if (me != 0) {
+    gasnet_AMRequestShort1(0, h, (gasnet_handlerarg_t)cpu);
+    return;
+  }
+  raw_probe_cpus[0] = cpu;
+  GASNET_BLOCKUNTIL(raw_probe_ncpus == (int)n - 1);
+  raw_probe_ncpus = 0;
+  size_t used = 0;
+  for (gasnet_node_t i = 0; i < n && used + 12 < len; i++) {
+    if (raw_probe_cpus[i] < 0) used += (size_t)snprintf(buf + used, len - used, "%s?", i ? "," : "");
+    else used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "," : "", raw_probe_cpus[i]);
+  }
 }
 
 typedef struct {

@@ -12,8 +12,8 @@
 # measured ratios, not enforced: on a shared machine they are noisy.
 # The 4-rank run pins its ranks to CPUs 0, 1, 1, 0 (BENCH_PIN; ranks 0 and
 # 1, which busy-poll against each other, on different CPUs), and each rank
-# must say it runs where it was pinned; a BENCH_PIN that is no CPU list is
-# reported.
+# must say it runs where it was pinned, as must the barrier's header line
+# (raw_probe_placement); a BENCH_PIN that is no CPU list is reported.
 set -u
 cd "$TOP/tests/bench" || exit 1
 fails=0
@@ -30,6 +30,8 @@ for n in 2 4 8; do
   where=$(echo "$out" | sed -n 's/^BENCH_PIN: rank \([0-9]*\) pinned to CPU \([0-9]*\), running on CPU \2$/\1:\2/p' | sort)
   want=$(i=0; for c in ${pin//,/ }; do echo "$i:$c"; i=$((i + 1)); done | sort)
   [ "$where" = "$want" ] || { echo "FAIL: -n $n: BENCH_PIN=$pin, ranks ran on: $where"; fails=$((fails + 1)); }
+  echo "$out" | grep -q "^barrier, all nodes .*ranks on CPUs $pin)" ||
+    { echo "FAIL: -n $n: the barrier's header does not say the ranks ran on CPUs $pin"; fails=$((fails + 1)); }
 done
 
 out=$(BENCH_PIN=x "$GASNETRUN" -n 2 ./ext_bench 100 2>&1)
