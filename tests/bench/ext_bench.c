@@ -48,6 +48,7 @@
 #define SEGSIZE (34u * MiB)
 #define BAR_ROUNDS 11 /* the ratio: median of 11 rounds (5 varied 1.18-1.31x between runs) */
 #define BW_ROUNDS 5
+#define BAR_WARMUP 2000 /* barriers before the barrier's rounds: 0.1 s at 4 ranks on 2 CPUs */
 
 static gasnet_seginfo_t *seg;
 static char *heap;
@@ -223,15 +224,18 @@ int main(int argc, char **argv) {
    * barrier then gasnet_barrier, ITERS / BAR_ROUNDS of each, so that both
    * see the same moments of a shared machine; the ratio is the median over
    * the rounds of the round's ratio */
-  char cpus0[256], cpus1[256];
-  raw_probe_placement(H_CPU, cpus0, sizeof cpus0);
   int polite = (long)n > sysconf(_SC_NPROCESSORS_ONLN);
   raw_probe_bar_t rb;
   raw_probe_barrier_open(&rb, H_PORTS);
   int biters = iters / BAR_ROUNDS > 10 ? iters / BAR_ROUNDS : 10, rawok = 1;
   double *bt = malloc(sizeof *bt * (size_t)biters * BAR_ROUNDS), mean = 0, rawbar = 0;
   double rmean[BAR_ROUNDS], rmed[BAR_ROUNDS], rawall_med = 0;
-  for (int i = 0; i < 50; i++) bar();
+  /* Warm-up long enough for the kernel to spread ranks that slept through
+   * the measurements above: woken, they came back to their waker's CPU (3
+   * of 4 ranks on one CPU at first, 2 and 2 some 100 ms later). */
+  for (int i = 0; i < BAR_WARMUP; i++) bar();
+  char cpus0[256], cpus1[256];
+  raw_probe_placement(H_CPU, cpus0, sizeof cpus0);
   for (int r = 0; r < BAR_ROUNDS; r++) {
     double rawmed_r = 0, raw_r = rawok ? raw_probe_barrier_run(&rb, biters, polite, &rawmed_r) : -1;
     bar();
