@@ -20,7 +20,9 @@
  *            busy-polls when the N nodes fit the host's CPUs and yields the
  *            CPU as it polls when they do not, as the library does; in
  *            BAR_ROUNDS rounds of raw then gasnet, the ratio the median of
- *            the rounds' (issue 15: <= 1.2x)
+ *            the rounds' (issue 15: <= 1.2x), after BAR_WARMUP barriers; its
+ *            header names the CPU each rank ran on (with more ranks than
+ *            CPUs the figure depends on it: BENCH_PIN, raw_probe.h)
  * The last lines are the goals: 8-byte put <= 1.3x the raw round trip,
  * 4 MiB put bandwidth >= 0.8x the raw stream (>= 0.95x in BW_ROUNDS rounds
  * alternating 32 MiB of each, the median of the rounds' ratios: issue 15;

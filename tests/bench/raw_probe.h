@@ -85,9 +85,8 @@ static inline double raw_probe_median(double *v, size_t n) {
 }
 
 /* BENCH_PIN (above): pin this rank and say where it runs, or why it
- * could not be pinned (stderr). Call after
- * attach; the client defines _GNU_SOURCE before its first include (for
- * sched_setaffinity). */
+ * could not be pinned (stderr). Call after attach; the client defines
+ * _GNU_SOURCE before its first include (for sched_setaffinity). */
 static inline void raw_probe_pin(void) {
   const char *list = getenv("BENCH_PIN");
   if (!list || !*list) return;
@@ -105,10 +104,10 @@ static inline void raw_probe_pin(void) {
     cpu[n++] = (int)v;
     c = *end == ',' ? end + 1 : end;
   }
+  int want = cpu[gasnet_mynode() % n];
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(cpu[gasnet_mynode() % n], &set);
-  int want = cpu[gasnet_mynode() % n];
+  CPU_SET(want, &set);
   if (sched_setaffinity(0, sizeof set, &set) != 0)
     fprintf(stderr, "BENCH_PIN: rank %u on CPU %d: %s\n", (unsigned)gasnet_mynode(), want,
             strerror(errno));
