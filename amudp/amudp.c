@@ -591,9 +591,10 @@ static void report_dead(gasnetc_transport_t *t) {
 static int amudp_ack_eager(const gasnetc_transport_t *t) {
   return t->queued || t->closing || t->refused || t->fl_bytes >= AMUDP_ACK_EAGER_BYTES;
 }
-/* A retransmission is due: the timers would resend a datagram now. Run
- * only once the earliest deadline has passed, as the timers are; few
- * datagrams are in flight when this is asked (not amudp_ack_eager). */
+/* A retransmission is due: the timers would resend a datagram now. Asked
+ * only once the earliest deadline has passed, just before the timers run,
+ * whose own pass over the peers and their datagrams in flight costs as
+ * much. */
 static int amudp_rto_due(const gasnetc_transport_t *t, uint64_t now) {
   for (uint32_t r = 0; t->nfl && r < t->cfg.nranks; r++)
     for (const amudp_pkt_t *pkt = t->peers[r].fl_head; pkt; pkt = pkt->next)
