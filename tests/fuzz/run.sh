@@ -2,7 +2,8 @@
 # tests/fuzz/run.sh [NAME [SECONDS]]     build the harnesses, fuzz NAME (default:
 #                                        every one) for SECONDS each (default 60)
 # tests/fuzz/run.sh --build              build them only
-# tests/fuzz/run.sh --gen-corpus         rewrite the generated seeds (seed-*)
+# tests/fuzz/run.sh --gen-corpus [DIR]   rewrite the generated seeds (seed-*) of
+#                                        the tree's corpus, or write them in DIR
 #
 # Builds each tests/fuzz/fuzz_NAME.c with clang -g -O1
 # -fsanitize=fuzzer,address,undefined (UB is fatal) against the sources it
@@ -34,7 +35,7 @@ srcs() {
   spawn_ticket)   echo spawner/spawn_proto.c common/gasneti_sha256.c -lz ;;
   boot_kvs)       echo spawner/boot_kvs.c spawner/spawn_proto.c common/gasneti_sha256.c -lz ;;
   boot_pmi1)      echo spawner/boot_pmi1.c common/gasneti_env.c ;;
-  gen_corpus)     echo tests/fuzz/gen_corpus_amtcp.c amudp/amudp_wire.c amtcp/amtcp_conn.c \
+  gen_corpus)     echo tests/fuzz/gen_corpus_amtcp.c amudp/amudp_wire.c amtcp/amtcp.c amtcp/amtcp_conn.c amtcp/amtcp_live.c \
                        spawner/spawn_proto.c spawner/spawn_cfg.c spawner/boot_kvs.c \
                        common/gasneti_sha256.c common/gasneti_env.c -lz ;;
   *) echo "run.sh: no harness '$1' (have: $NAMES)" >&2; return 1 ;;
@@ -72,7 +73,10 @@ mkdir -p "$out/bin"
 export TMPDIR="$out"          # clang's temporary objects stay out of /tmp
 case "${1:-}" in
 --build) for n in $NAMES; do build "$n" || exit 1; done; exit 0 ;;
---gen-corpus) build gen_corpus && "$out/bin/gen_corpus" "$top/tests/fuzz/corpus"; exit ;;
+--gen-corpus)
+  dir=${2:-$top/tests/fuzz/corpus}
+  for n in $NAMES; do mkdir -p "$dir/$n"; done
+  build gen_corpus && "$out/bin/gen_corpus" "$dir"; exit ;;
 esac
 names=${1:-$NAMES}
 secs=${2:-60}
