@@ -72,24 +72,27 @@ static const struct sockaddr_storage *dest_of(const amudp_peer_t *p, const struc
   return lazy ? &p->ack_addr : &p->addr;
 }
 
-/* A small datagram's pieces copied into buf (AMUDP_GATHER_MAX bytes): its
- * length, or 0 when it is larger. */
-static size_t gather(unsigned char *buf, const struct iovec *iov, int iovcnt) {
-  size_t len = 0;
-  for (int i = 0; i < iovcnt; i++) len += iov[i].iov_len;
-  if (len > AMUDP_GATHER_MAX) return 0;
+/* The datagram as one buffer for sendto(): its only piece as it lies, or
+ * its pieces copied into buf (AMUDP_GATHER_MAX bytes); NULL when it has
+ * several and they are larger. */
+static const void *flatten(unsigned char *buf, const struct iovec *iov, int iovcnt,
+                           size_t *len) {
+  *len = iov[0].iov_len;
+  if (iovcnt == 1) return iov[0].iov_base;
+  for (int i = 1; i < iovcnt; i++) *len += iov[i].iov_len;
+  if (*len > AMUDP_GATHER_MAX) return NULL;
   for (size_t i = 0, off = 0; i < (size_t)iovcnt; off += iov[i++].iov_len)
     memcpy(buf + off, iov[i].iov_base, iov[i].iov_len);
-  return len;
+  return buf;
 }
 
 /* Send one datagram. A full socket buffer is waited out briefly; any
  * other failure is counted and treated as a loss (retransmission covers it).
- * A small one (a Short or small Medium AM, an ACK) is gathered into one
- * buffer on the stack and leaves by sendto(): sendmsg() has the kernel read
- * the msghdr, the iovec array and every piece, each on a page of its own,
- * and in a VM that empties the TLB at each system call each is a page walk
- * in the kernel. Barrier loop, 4 ranks on 2 CPUs, 8 interleaved runs each:
+ * One in one piece (a Short or small Medium AM, an ACK) leaves by sendto()
+ * as it lies, a small one in pieces is gathered on the stack first
+ * (flatten): sendmsg() has the kernel read the msghdr, the iovec array and
+ * every piece, each on a page of its own, and in a VM that empties the TLB
+ * at each system call each is a page walk in the kernel. Barrier loop, 4 ranks on 2 CPUs, 8 interleaved runs each:
  * 55.4 -> 53.3 us a barrier, CPU time 2.27 -> 2.19 s (docs/performance.md). */
 static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
                          const struct iovec *iov, int iovcnt) {
@@ -100,10 +103,11 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
   mh.msg_iov = (struct iovec *)iov;
   mh.msg_iovlen = (size_t)iovcnt;
   unsigned char buf[AMUDP_GATHER_MAX];
-  size_t len = gather(buf, iov, iovcnt);
+  size_t len;
+  const void *flat = flatten(buf, iov, iovcnt, &len);
   for (int tries = 0;;) {
-    ssize_t n = len ? sendto(t->fd, buf, len, 0, mh.msg_name, mh.msg_namelen)
-                    : sendmsg(t->fd, &mh, 0);
+    ssize_t n = flat ? sendto(t->fd, flat, len, 0, mh.msg_name, mh.msg_namelen)
+                     : sendmsg(t->fd, &mh, 0);
     AMUDP_COUNT(t, sendmsg_calls, 1);
     if (n >= 0) {
       AMUDP_COUNT(t, datagrams_sent, 1);
