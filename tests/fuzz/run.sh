@@ -35,7 +35,8 @@ srcs() {
   spawn_ticket)   echo spawner/spawn_proto.c common/gasneti_sha256.c -lz ;;
   boot_kvs)       echo spawner/boot_kvs.c spawner/spawn_proto.c common/gasneti_sha256.c -lz ;;
   boot_pmi1)      echo spawner/boot_pmi1.c common/gasneti_env.c ;;
-  gen_corpus)     echo tests/fuzz/gen_corpus_amtcp.c amudp/amudp_wire.c amtcp/amtcp.c amtcp/amtcp_conn.c amtcp/amtcp_live.c \
+  gen_corpus)     echo tests/fuzz/gen_corpus_amtcp.c amudp/amudp_wire.c \
+                       amtcp/amtcp.c amtcp/amtcp_conn.c amtcp/amtcp_live.c \
                        spawner/spawn_proto.c spawner/spawn_cfg.c spawner/boot_kvs.c \
                        common/gasneti_sha256.c common/gasneti_env.c -lz ;;
   *) echo "run.sh: no harness '$1' (have: $NAMES)" >&2; return 1 ;;
