@@ -56,6 +56,12 @@ static inline gasnet_node_t gasnetc_team_jobrank(const gasnetc_team_t *tm, gasne
   return tm->jobrank ? tm->jobrank[r] : r;
 }
 
+/* Whether job rank r's kernel runs more ranks of this job than CPUs they
+ * may run on (core/gasnetc_host.c), the same answer on every rank: there a
+ * collective costs CPU time, not round trips, and wants the fewest
+ * messages. */
+int gasnetc_node_crowded(gasnet_node_t r);
+
 /* A TM-pair (gex_TM_Pair) is its EP's address with this bit set: it names
  * job ranks. */
 #define GASNETC_TM_PAIR_BIT ((uintptr_t)1)

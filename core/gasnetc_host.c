@@ -21,6 +21,10 @@
  * one kernel share its CPUs, two machines never share an id. The CPUs are
  * the union of the affinity masks of those nodes, so a batch system that
  * pins each node to a core of its own is not taken for overcommitment.
+ * Every node learns every kernel's answer, not only its own: a barrier
+ * gathers the ranks of a crowded kernel at one leader
+ * (gasnetc_node_crowded, extended-ref/gasnete_barrier.c), and every rank
+ * must draw the same hierarchy.
  *
  * A "host" for gasnet_getNodeInfo is narrower: one kernel AND one network
  * namespace (the inode of /proc/self/ns/net). Containers and the test
@@ -84,39 +88,76 @@ static const gasnetc_host_rec_t *gasnetc_rec_at(const void *all, size_t stride, 
   return (const void *)((const char *)all + (size_t)i * stride);
 }
 
-static uint64_t gasnetc_host_hash(const gasnetc_host_rec_t *r) {
-  uint64_t h = r->netns * 0x9e3779b97f4a7c15ull;
+static uint64_t gasnetc_host_hash(const gasnetc_host_rec_t *r, int kernel_only) {
+  uint64_t h = kernel_only ? 0 : r->netns * 0x9e3779b97f4a7c15ull;
   for (int i = 0; i < 16; i++) h = (h ^ r->id[i]) * 0x100000001b3ull;
   return h;
 }
 
-/* host_of[i]: the number of node i's host, hosts numbered in order of their
- * lowest node, so every node computes the same table. One pass over the
- * nodes with an open-addressing table of each host's lowest node. */
-static void gasnetc_host_number(const void *all, size_t stride) {
-  gasnet_node_t n = gasnetc_g.nodes, hosts = 0;
+/* Two records of one host, or (kernel_only) of one kernel: nodes that
+ * share its CPUs, whatever their network namespaces. */
+static int gasnetc_same(const gasnetc_host_rec_t *a, const gasnetc_host_rec_t *b, int kernel_only) {
+  return kernel_only ? !memcmp(a->id, b->id, sizeof a->id) : gasnetc_same_host(a, b);
+}
+
+/* of[i]: the number of node i's host (kernel_only: its kernel), numbered
+ * in order of their lowest node, so every node computes the same table.
+ * One pass over the nodes with an open-addressing table of each one's
+ * lowest node. Returns how many there are. */
+static gasnet_node_t gasnetc_number(const void *all, size_t stride, int kernel_only,
+                                    gasnet_node_t *of) {
+  gasnet_node_t n = gasnetc_g.nodes, count = 0;
   size_t cap = 2;
   while (cap < 2 * (size_t)n) cap *= 2;
-  gasnet_node_t *slot = malloc(sizeof *slot * cap); /* lowest node + 1; 0 = empty */
-  gasnetc_g.host_of = malloc(sizeof *gasnetc_g.host_of * n);
-  if (!slot || !gasnetc_g.host_of)
-    gasnetc_fatal("gasnet_init: out of memory for the host table of %u nodes", (unsigned)n);
-  memset(slot, 0, sizeof *slot * cap);
+  gasnet_node_t *slot = calloc(cap, sizeof *slot); /* lowest node + 1; 0 = empty */
+  if (!slot) gasnetc_fatal("gasnet_init: out of memory for the host table of %u nodes", (unsigned)n);
   for (gasnet_node_t i = 0; i < n; i++) {
     const gasnetc_host_rec_t *r = gasnetc_rec_at(all, stride, i);
-    size_t k = gasnetc_host_hash(r) & (cap - 1);
-    while (slot[k] && !gasnetc_same_host(r, gasnetc_rec_at(all, stride, slot[k] - 1)))
+    size_t k = gasnetc_host_hash(r, kernel_only) & (cap - 1);
+    while (slot[k] && !gasnetc_same(r, gasnetc_rec_at(all, stride, slot[k] - 1), kernel_only))
       k = (k + 1) & (cap - 1);
     if (!slot[k]) {
       slot[k] = i + 1;
-      gasnetc_g.host_of[i] = hosts++;
+      of[i] = count++;
     } else {
-      gasnetc_g.host_of[i] = gasnetc_g.host_of[slot[k] - 1];
+      of[i] = of[slot[k] - 1];
     }
   }
   free(slot);
-  gasnetc_g.nhosts = hosts;
+  return count;
 }
+
+/* Which nodes' kernels are crowded, every kernel's, from every node's
+ * record: more nodes of the job on it than CPUs they may run on (the union
+ * of their affinity masks). A node's own answer is its wait policy
+ * (polite); every node's is the barrier's shape (gasnetc_node_crowded). */
+static void gasnetc_kernels_learn(const void *all, size_t stride) {
+  gasnet_node_t n = gasnetc_g.nodes, *kernel_of = malloc(sizeof *kernel_of * n);
+  gasnetc_g.crowded_of = malloc(n);
+  if (!kernel_of || !gasnetc_g.crowded_of)
+    gasnetc_fatal("gasnet_init: out of memory for the kernel table of %u nodes", (unsigned)n);
+  gasnet_node_t nk = gasnetc_number(all, stride, 1, kernel_of);
+  unsigned *nodes = calloc(nk, sizeof *nodes);
+  cpu_set_t *cpus = calloc(nk, sizeof *cpus), theirs;
+  if (!nodes || !cpus)
+    gasnetc_fatal("gasnet_init: out of memory for the CPUs of %u kernels", (unsigned)nk);
+  for (gasnet_node_t i = 0; i < n; i++) {
+    nodes[kernel_of[i]]++;
+    memcpy(&theirs, gasnetc_rec_at(all, stride, i)->cpus, sizeof theirs);
+    CPU_OR(&cpus[kernel_of[i]], &cpus[kernel_of[i]], &theirs);
+  }
+  for (gasnet_node_t i = 0; i < n; i++)
+    gasnetc_g.crowded_of[i] = nodes[kernel_of[i]] > (unsigned)CPU_COUNT(&cpus[kernel_of[i]]);
+  gasnet_node_t mine = kernel_of[gasnetc_g.mynode];
+  gasnetc_g.host_nodes = nodes[mine];
+  gasnetc_g.host_cpus = (unsigned)CPU_COUNT(&cpus[mine]);
+  gasnetc_g.polite = gasnetc_g.crowded_of[gasnetc_g.mynode];
+  free(cpus);
+  free(nodes);
+  free(kernel_of);
+}
+
+int gasnetc_node_crowded(gasnet_node_t jobrank) { return gasnetc_g.crowded_of[jobrank]; }
 
 /* The members of this node's host, in rank order: one pass over host_of.
  * Built once, at init, so the queries need no lock in PAR mode. */
@@ -172,23 +213,15 @@ unsigned gasnetc_route_nbrhd(gasnet_node_t me, gasnet_node_t peer) {
   return gasnetc_g.nbrhd_of[me] == gasnetc_g.nbrhd_of[peer];
 }
 
-void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride) {
-  cpu_set_t cpus, theirs;
-  CPU_ZERO(&cpus);
-  unsigned nodes = 0;
-  for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++) {
-    const gasnetc_host_rec_t *r = (const void *)((const char *)all + (size_t)i * stride);
-    if (memcmp(r->id, mine->id, sizeof r->id)) continue;
-    nodes++;
-    memcpy(&theirs, r->cpus, sizeof theirs);
-    CPU_OR(&cpus, &cpus, &theirs);
-  }
-  gasnetc_host_number(all, stride);
+void gasnetc_host_learn(const void *all, size_t stride) {
+  gasnetc_g.host_of = malloc(sizeof *gasnetc_g.host_of * gasnetc_g.nodes);
+  if (!gasnetc_g.host_of)
+    gasnetc_fatal("gasnet_init: out of memory for the host table of %u nodes",
+                  (unsigned)gasnetc_g.nodes);
+  gasnetc_g.nhosts = gasnetc_number(all, stride, 0, gasnetc_g.host_of);
   gasnetc_host_members();
   gasnetc_nbrhd_learn();
-  gasnetc_g.host_nodes = nodes;
-  gasnetc_g.host_cpus = (unsigned)CPU_COUNT(&cpus);
-  gasnetc_g.polite = gasnetc_g.host_nodes > gasnetc_g.host_cpus;
+  gasnetc_kernels_learn(all, stride);
 }
 
 /* ---- gasnet_getNodeInfo (a GASNet-1 extension beyond spec 1.8) ------------

@@ -240,7 +240,7 @@ int gasnet_init(int *argc, char ***argv) {
     if (all[i].max_seg < gasnetc_g.max_global_seg)
       gasnetc_g.max_global_seg = (uintptr_t)all[i].max_seg;
   gasnetc_addr_final(&all[0].addr, &all[0].host, sizeof *all, &mine.host);
-  gasnetc_host_learn(&mine.host, &all[0].host, sizeof *all);
+  gasnetc_host_learn(&all[0].host, sizeof *all);
   free(all);
   return GASNET_OK;
 }

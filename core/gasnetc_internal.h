@@ -175,6 +175,9 @@ typedef struct gasnetc_client {
    * whether a blocked thread yields the CPU while it spins. */
   unsigned host_nodes, host_cpus;
   int polite;                 /* host_nodes > host_cpus */
+  /* Per node: whether its kernel is crowded, more nodes of the job on it
+   * than CPUs they may run on (gasnetc_node_crowded); this node's is polite. */
+  uint8_t *crowded_of;        /* [nodes] */
   /* gasnet_getNodeInfo: each node's host, numbered 0.. in order of each
    * host's lowest node (a host: one kernel and one network namespace). */
   gasnet_node_t *host_of;     /* [nodes] */
@@ -283,9 +286,9 @@ void gasnetc_addr_final(const gasnetc_addr_rec_t *addrs, const gasnetc_host_rec_
                         const gasnetc_host_rec_t *myhost);
 void gasnetc_addr_get(struct sockaddr_storage *addr, socklen_t *len);
 /* From every node's record (node i's at all + i*stride): set host_nodes,
- * host_cpus, polite, host_of, nhosts and the neighbourhood and host
- * member lists. */
-void gasnetc_host_learn(const gasnetc_host_rec_t *mine, const void *all, size_t stride);
+ * host_cpus, polite, crowded_of, host_of, nhosts and the neighbourhood and
+ * host member lists. */
+void gasnetc_host_learn(const void *all, size_t stride);
 /* A conduit's route rule (gasnetc_conduit_t.route): 1 (its second
  * transport, shared memory) for a peer of this node's neighbourhood, else
  * 0 (the network). */

@@ -25,6 +25,14 @@
  * leads a neighbourhood of one and this is the flat barrier of the NET stage;
  * GASNET_BARRIER_BY_HOST=0 asks for that with the bypass on.
  *
+ * Except on a crowded kernel (more ranks than CPUs, gasnetc_node_crowded):
+ * there a host's ranks gather at one leader whatever their neighbourhoods,
+ * over the network if they must. A crowded kernel is bound by CPU time,
+ * not round trips, and a gather costs 2(n-1) messages where the flat
+ * barrier costs n log2 n: 8 ranks on 2 CPUs with the bypass off, 0.66-0.69x
+ * the flat barrier's time; 4 ranks, the same (docs/performance.md, "Barriers
+ * on a crowded host").
+ *
  * State carried: "anonymous so far", or "named with id", or "mismatch".
  * Combining is commutative, associative and idempotent (the overlaps of the
  * dissemination pattern, and the pairwise exchange's, do not matter):
@@ -117,22 +125,29 @@ static void *gasnete_balloc(size_t n, size_t size) {
   return p;
 }
 
-/* Leaders and neighbours of team b->team from the neighbourhood of each
- * member (gasnet_getNodeInfo's supernode); the leader of a neighbourhood is
- * its lowest team rank. by_host 0: every rank leads itself. */
+/* The group job rank jr combines in: its neighbourhood, or on a crowded
+ * kernel its whole host (numbered after the neighbourhoods). */
+static gasnet_node_t gasnete_bgroup(const gasnet_nodeinfo_t *info, gasnet_node_t jr,
+                                    gasnet_node_t nbrhds) {
+  return gasnetc_node_crowded(jr) ? nbrhds + info[jr].host : info[jr].supernode;
+}
+
+/* Leaders and neighbours of team b->team from the group of each member
+ * (gasnete_bgroup); the leader of a group is its lowest team rank. by_host
+ * 0: every rank leads itself. */
 static void gasnete_bhierarchy(gasnete_barrier_t *b, int by_host) {
   const gasnetc_team_t *tm = b->team;
-  gasnet_node_t n = tm->size, me = tm->rank, nbrhds = 0;
+  gasnet_node_t n = tm->size, me = tm->rank, nbrhds = 0, hosts = 0;
   gasnet_nodeinfo_t *info = gasnete_balloc(gasnet_nodes(), sizeof *info);
   if (gasnet_getNodeInfo(info, (int)gasnet_nodes()) != GASNET_OK)
     gasnete_fatal("barrier: cannot learn the neighbourhoods of the job's ranks");
-  gex_System_QueryMyPosition(&nbrhds, NULL, NULL, NULL);
-  gasnet_node_t *first = gasnete_balloc(nbrhds, sizeof *first); /* leader + 1 */
+  gex_System_QueryMyPosition(&nbrhds, NULL, &hosts, NULL);
+  gasnet_node_t *first = gasnete_balloc(nbrhds + hosts, sizeof *first); /* leader + 1 */
   b->leaders = gasnete_balloc(n, sizeof *b->leaders);
   b->local = gasnete_balloc(n, sizeof *b->local);
-  gasnet_node_t mine = info[gasnetc_team_jobrank(tm, me)].supernode;
+  gasnet_node_t mine = gasnete_bgroup(info, gasnetc_team_jobrank(tm, me), nbrhds);
   for (gasnet_node_t r = 0; r < n; r++) {
-    gasnet_node_t s = info[gasnetc_team_jobrank(tm, r)].supernode;
+    gasnet_node_t s = gasnete_bgroup(info, gasnetc_team_jobrank(tm, r), nbrhds);
     if (!by_host || !first[s]) {
       if (r == me) b->leader_index = b->nleaders;
       b->leaders[b->nleaders++] = r;

@@ -18,6 +18,15 @@
 # ranks flat (GASNET_BARRIER_BY_HOST=0). The leaders exchange pairwise when
 # they are a power of two (2, 4, 8 ranks flat) and disseminate otherwise
 # (3 leaders, 6 ranks flat): gasnete_bpeer_to.
+# On a crowded kernel (more ranks than CPUs: gasnetc_node_crowded) a host's
+# ranks gather at one leader whatever their neighbourhoods: with the bypass
+# off, 4, 6 and 8 ranks do on a 2-CPU machine. The shape is checked by the
+# frames each rank sends (GASNET_STATSFILE's core.requests_sent), 8 ranks
+# on one CPU (taskset), the bypass off: gathered, rank 0 sends 7 releases a
+# barrier and the others 1 arrival each; flat (GASNET_BARRIER_BY_HOST=0),
+# every rank log2 8 = 3. Every rank also sends t_barrier's puts, the same
+# number (about 2 a barrier), so rank 0 sends about 3 times what rank 1
+# does when gathered, and as much flat.
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
@@ -44,6 +53,26 @@ for shape in $shapes; do
   echo "-n $n: expected exit 0, $n 'prescribes' lines, $want_nr NOT_READY line; got exit $rc, $got, $nr"
   [ "$rc" = 0 ] && [ "$got" = "$n" ] && [ "$nr" = "$want_nr" ] || { echo "FAIL: -n $n ${env[*]:-}"; fails=$((fails + 1)); }
 done
+# shape NAME LO HI ENV...: t_barrier on 8 ranks on one CPU, bypass off;
+# rank 0's requests sent over rank 1's within [LO, HI)
+shape() {
+  local name=$1 lo=$2 hi=$3 tmp; shift 3
+  tmp=$(mktemp -d)
+  out=$(env "$@" GASNET_SUPERNODE_MAXSIZE=1 GASNET_STATSFILE="$tmp/st" taskset -c 0 \
+        "$GASNETRUN" -n 8 ./t_barrier 100 2>&1); rc=$?
+  got=$(echo "$out" | grep -c 'as spec 3.5 prescribes')
+  r0=$(sed -n 's/^core.requests_sent //p' "$tmp/st.0" 2>/dev/null)
+  r1=$(sed -n 's/^core.requests_sent //p' "$tmp/st.1" 2>/dev/null)
+  rm -rf "$tmp"
+  echo "$name: expected exit 0, 8 'prescribes' lines, rank 0/rank 1 requests in [$lo, $hi); got exit $rc, $got, ${r0:-?}/${r1:-?}"
+  [ "$rc" = 0 ] && [ "$got" = 8 ] && awk -v a="${r0:-0}" -v b="${r1:-0}" -v lo="$lo" -v hi="$hi" \
+    'BEGIN { exit !(b > 0 && a / b >= lo && a / b < hi) }' ||
+    { echo "FAIL: $name"; fails=$((fails + 1)); }
+}
+if first_variant; then
+  shape "8 ranks on one CPU, bypass off: gathered at rank 0" 2 9 GASNET_BARRIER_BY_HOST=1
+  shape "8 ranks on one CPU, bypass off, GASNET_BARRIER_BY_HOST=0: flat" 0.8 1.25 GASNET_BARRIER_BY_HOST=0
+fi
 # A value that means nothing is a named fatal error, not a silent default
 # (read at start-up, the same under every conduit and bypass: [udp] only).
 if first_variant; then
