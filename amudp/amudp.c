@@ -377,6 +377,7 @@ static void amudp_warn_version(gasnetc_transport_t *t, const amudp_wire_hdr_t *h
           t->cfg.myrank, host, h->version, AMUDP_VERSION);
 }
 
+GASNETI_HOT
 static amudp_rxbatch_t *rx_batch_get(gasnetc_transport_t *t) { /* lock held */
   amudp_rxbatch_t *b = t->rx_free;
   if (b) {
@@ -398,6 +399,7 @@ static amudp_rxbatch_t *rx_batch_get(gasnetc_transport_t *t) { /* lock held */
   return b;
 }
 
+GASNETI_HOT
 int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, int truncated,
                       const struct sockaddr_storage *from, int late, uint64_t now,
                       amudp_rxitem_t *it) {
@@ -447,6 +449,7 @@ int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, in
 }
 
 /* The first n message headers of b, ready for a receive call. */
+GASNETI_HOT
 static void rx_batch_reset(amudp_rxbatch_t *b, int n, int gro) {
   for (int i = 0; i < n; i++) {
     struct msghdr *mh = &b->msgs[i].msg_hdr;
@@ -461,6 +464,7 @@ static void rx_batch_reset(amudp_rxbatch_t *b, int n, int gro) {
  * What it reads is timed as arriving at now, read before the receive call
  * (amudp_progress). Returns the number of datagrams read; adds frames
  * delivered to *delivered. */
+GASNETI_HOT
 static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *delivered) {
   AMUDP_LOCK(t);
   amudp_rxbatch_t *b = rx_batch_get(t);
@@ -647,6 +651,7 @@ static void amudp_unwatch(gasnetc_transport_t *t) {
  * the next poll). Read after the datagram, the clock was on the round
  * trip's path twice a hop (the reply, and the poll that ends a wait). A
  * further batch, and the ack socket's drain, read it again. */
+GASNETI_HOT
 static int amudp_progress(gasnetc_transport_t *t) {
   if (!t->connected) return 0;
   int delivered = 0, slept = 0;
@@ -692,6 +697,7 @@ static int amudp_progress(gasnetc_transport_t *t) {
   return delivered;
 }
 
+GASNETI_HOT
 static int amudp_poll(gasnetc_transport_t *t) { return amudp_progress(t); }
 
 
@@ -745,6 +751,7 @@ static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
   return out;
 }
 
+GASNETI_HOT
 static int amudp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr,
                       size_t hdrlen, const void *payload, size_t paylen, unsigned flags,
                       void *cookie) {

@@ -95,6 +95,7 @@ static const void *flatten(unsigned char *buf, const struct iovec *iov, int iovc
  * at each system call each is a page walk in the kernel. Barrier loop, 4
  * ranks on 2 CPUs, 8 interleaved runs each: 55.4 -> 53.3 us a barrier, CPU
  * time 2.27 -> 2.19 s (docs/performance.md). */
+GASNETI_HOT
 static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
                          const struct iovec *iov, int iovcnt) {
   struct msghdr mh;
@@ -136,6 +137,7 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
  * down the stack for up to 64 datagrams). If the kernel refuses GSO, it is
  * turned off and the batch goes out datagram by datagram. */
 
+GASNETI_HOT
 void amudp_tx_begin(gasnetc_transport_t *t) {
   if (t->txq) t->txq->open++;
 }
@@ -205,6 +207,7 @@ static void tx_flush(gasnetc_transport_t *t) {
   q->n = q->niov = 0;
 }
 
+GASNETI_HOT
 void amudp_tx_end(gasnetc_transport_t *t) {
   amudp_txq_t *q = t->txq;
   if (!q || --q->open > 0) return;
@@ -216,6 +219,7 @@ void amudp_tx_end(gasnetc_transport_t *t) {
   }
 }
 
+GASNETI_HOT
 static void raw_send(gasnetc_transport_t *t, amudp_peer_t *p,
                      const struct iovec *iov, int iovcnt) {
   amudp_txq_t *q = t->txq;
@@ -253,6 +257,7 @@ static void release_held(gasnetc_transport_t *t) {
   }
 }
 
+GASNETI_HOT
 void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov,
                 int iovcnt) {
   amudp_fault_t *f = &t->fault;

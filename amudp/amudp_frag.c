@@ -23,6 +23,7 @@
 #include <string.h>
 #include <errno.h>
 
+GASNETI_HOT
 int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
                     size_t hdrlen, const void *payload, size_t paylen,
                     amudp_msg_t *lent, int is_reply, uint64_t now) {
@@ -86,6 +87,7 @@ static void amudp_frag_nomem(size_t n) {
 
 /* A whole frame from one datagram: to place()'s destination if it has one,
  * else delivered where it lies in the receive buffer. */
+GASNETI_HOT
 static void deliver_whole(const gasnetc_transport_config_t *c, uint32_t src,
                           const unsigned char *hdr, size_t hdrlen, unsigned char *data,
                           size_t len) {
@@ -115,6 +117,7 @@ int amudp_frag_deliver_agg(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t 
   return (int)it->h.msg_id;
 }
 
+GASNETI_HOT
 int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it) {
   const gasnetc_transport_config_t *c = &t->cfg;
   const amudp_wire_hdr_t *h = &it->h;

@@ -31,6 +31,7 @@
 #include "transport.h"
 #include "transport_live.h"
 #include "amudp_wire.h"
+#include "gasneti_hot.h" /* GASNETI_HOT: the path of every message */
 
 #ifndef GASNETC_THREADS
 #define GASNETC_THREADS 0

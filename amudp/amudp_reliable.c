@@ -64,6 +64,7 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 /* ---- pkt free list: the common case allocates nothing ---- */
 #define AMUDP_PKT_FREE_MAX 1024
 
+GASNETI_HOT
 amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
   amudp_pkt_t *pkt = t->pkt_free;
   if (pkt) {
@@ -124,6 +125,7 @@ void amudp_msg_cache_free(gasnetc_transport_t *t) {
   t->msg_cached = 0;
 }
 
+GASNETI_HOT
 void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt) {
   for (amudp_pkt_t *m = pkt->agg, *n; m; m = n) { /* an AGG container's frames */
     n = m->next;
@@ -239,6 +241,7 @@ static void rtt_sample(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t r) {
 static int agg_iov(amudp_pkt_t *m, struct iovec *iov, int n);
 
 /* (Re)transmit one DATA datagram with our current ack for its peer. */
+GASNETI_HOT
 static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
                      uint64_t now) {
   amudp_wire_hdr_t h = pkt->h;
@@ -381,6 +384,7 @@ static amudp_pkt_t *agg_build(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fif
   return c;
 }
 
+GASNETI_HOT
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
   if (p->gone || (!p->rep_q.head && !p->req_q.head)) return; /* an ack freed room, none wait */
   amudp_pkt_t *burst = NULL; /* first datagram sent by this call */
@@ -433,6 +437,7 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
     if (pkt->due_ns < p->fl_tail->due_ns) pkt->due_ns = p->fl_tail->due_ns;
 }
 
+GASNETI_HOT
 void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
                       uint64_t sack, unsigned flags, uint64_t now) {
   if (!p->fl_head || p->gone) return;
@@ -517,6 +522,7 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
   amudp_rel_pump(t, p, now);
 }
 
+GASNETI_HOT
 int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
                       unsigned flags, uint64_t now) {
   uint32_t d = seq - p->rcv_next;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gasneti_bytes.h"
+#include "gasneti_hot.h"
 
 /* ---- SipHash-2-4, after the reference implementation (CC0) ---- */
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
@@ -18,6 +19,7 @@
     v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);              \
   } while (0)
 
+GASNETI_HOT
 uint64_t amudp_siphash(uint64_t k0, uint64_t k1, const void *data, size_t len) {
   const unsigned char *in = data;
   uint64_t v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
@@ -49,6 +51,7 @@ void amudp_wire_keys_init(amudp_wire_keys_t *k, const unsigned char *job_key,
   k->mac_k1 = amudp_siphash(a, b, "amudp mac k1 v1", 15);
 }
 
+GASNETI_HOT
 void amudp_wire_encode(unsigned char *buf, const amudp_wire_hdr_t *h,
                        const amudp_wire_keys_t *k) {
   gasneti_put_le16(buf + 0, AMUDP_MAGIC);
@@ -112,6 +115,7 @@ static amudp_bad_t agg_check(const unsigned char *buf, size_t len, const amudp_w
   return off == len ? AMUDP_BAD_NONE : AMUDP_BAD_AGG;
 }
 
+GASNETI_HOT
 amudp_bad_t amudp_wire_decode(const unsigned char *buf, size_t len,
                               amudp_wire_hdr_t *h, const amudp_wire_keys_t *k) {
   if (len < AMUDP_HDR_LEN) return AMUDP_BAD_SHORT;

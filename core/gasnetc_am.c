@@ -181,6 +181,7 @@ static int gasnetc_am_send_failed(int ex, int is_request, int category, int narg
 /* ex: the family of the public call (GASNETC_NAME_*, for messages);
  * immediate: GEX_FLAG_IMMEDIATE, so return 1 without sending when the
  * transport has no room now. */
+GASNETI_HOT
 static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
                            gasnet_node_t dest, gasnet_handler_t handler, const void *src,
                            size_t nbytes, void *dest_addr, int nargs,
@@ -221,6 +222,7 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
   return GASNET_OK;
 }
 
+GASNETI_HOT
 int gasnetc_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler,
                       void *src, size_t nbytes, void *dest_addr, int nargs,
                       const gasnet_handlerarg_t *args) {
@@ -246,6 +248,7 @@ static void gasnetc_am_reply_token(int ex, int category, gasnet_token_t token, i
   token->replied = 1;
 }
 
+GASNETI_HOT
 int gasnetc_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler,
                     void *src, size_t nbytes, void *dest_addr, int nargs,
                     const gasnet_handlerarg_t *args) {
@@ -302,6 +305,7 @@ static inline void gasnetc_am_lc(int category, gex_Event_t *lc_opt) {
     *lc_opt = GEX_EVENT_INVALID;
 }
 
+GASNETI_HOT
 int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
                         const void *src, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt,
                         gex_Flags_t flags, int nargs, const gex_AM_Arg_t *args) {
@@ -321,6 +325,7 @@ int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index
   return rc;
 }
 
+GASNETI_HOT
 int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
                       const void *src, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt,
                       gex_Flags_t flags, int nargs, const gex_AM_Arg_t *args) {

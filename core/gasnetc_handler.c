@@ -218,6 +218,7 @@ static const char *gasnetc_category_name(unsigned c) {
                                                                       : "Long";
 }
 
+GASNETI_HOT
 void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire_msg_t *m,
                          void *buf, size_t nbytes) {
   gasnetc_handler_fn_t fn = __atomic_load_n(&ep->handlers[m->handler], __ATOMIC_ACQUIRE);
@@ -302,6 +303,7 @@ void *gasnetc_place_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
 
 /* ctx: the transport's gasnetc_tp_t (NULL for the core's own loopback);
  * frames go to its client's EP 0, the only EP the wire names so far. */
+GASNETI_HOT
 void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
                         void *payload, size_t paylen) {
   gasnetc_wire_msg_t m;

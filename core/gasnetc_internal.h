@@ -15,6 +15,7 @@
 #include "gasnetc_wire.h"
 #include "gasnetc_ext.h"
 #include "gasneti_time.h" /* gasneti_now_ns: the one monotonic clock */
+#include "gasneti_hot.h"  /* GASNETI_HOT: the path of every message */
 
 /* Per-thread storage: SEQ has one client thread, so plain statics do. */
 #if defined(GASNET_SEQ)

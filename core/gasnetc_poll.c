@@ -67,6 +67,7 @@ static GASNETC_TLS uint64_t gasnetc_spin_period = GASNETC_SPIN_YIELD_MIN_NS;
 static GASNETC_TLS uint64_t gasnetc_spin_yield_bare = UINT64_MAX; /* the quickest yield, ns */
 
 /* After an empty poll of a spinning thread (fresh: the first of this wait). */
+GASNETI_HOT
 static void gasnetc_spin_yield(uint64_t now, int fresh) {
   if (gasnetc_g.polite) { /* a crowded host: after every empty poll */
     sched_yield();
@@ -93,6 +94,7 @@ static void gasnetc_poll_check_context(const char *fname) {
                   "(spec 2.4.3)", fname);
 }
 
+GASNETI_HOT
 int gasnet_AMPoll(void) {
   gasnetc_poll_check_context("gasnet_AMPoll");
   gasnetc_progress();
@@ -100,6 +102,7 @@ int gasnet_AMPoll(void) {
   return GASNET_OK;
 }
 
+GASNETI_HOT
 void gasnetc_block_step(gasnetc_block_t *state) {
   gasnetc_poll_check_context("GASNET_BLOCKUNTIL");
   if (gasnetc_progress() > 0) {

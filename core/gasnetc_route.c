@@ -91,6 +91,7 @@ static void gasnetc_route_refused(int *looked) {
   *looked = !*looked;
 }
 
+GASNETI_HOT
 int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
                        const void *payload, size_t paylen, unsigned flags) {
   gasnetc_tp_t *tp = gasnetc_route_tp(node);

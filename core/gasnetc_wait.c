@@ -63,6 +63,7 @@ static int gasnetc_poll_due(gasnetc_tp_t *tp) {
 /* all: also the transports that serve no rank (after a sleep: whatever
  * woke us is read, a stray datagram too, so the next sleep is not cut short),
  * and the throttled ones. */
+GASNETI_HOT
 static int gasnetc_progress_some(int all) {
   int n = 0;
   GASNETC_STAT_ADD(polls, 1);

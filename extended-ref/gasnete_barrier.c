@@ -238,6 +238,7 @@ static int gasnete_bslot_take(gasnete_bslot_t *s, uint32_t phase, gasnete_bstate
 }
 
 /* A network round from another leader. */
+GASNETI_HOT
 void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
                              gasnete_arg_t round, gasnete_arg_t kind, gasnete_arg_t id) {
   (void)t;
@@ -274,6 +275,7 @@ static void gasnete_bsend_host(const gasnete_barrier_t *b, gasnet_node_t to, uin
                        (gex_AM_Arg_t)tm->id, (gex_AM_Arg_t)phase, from, st.kind, st.id);
 }
 
+GASNETI_HOT
 static void gasnete_bsend_round(const gasnete_barrier_t *b, const gasnete_binst_t *in) {
   const gasnetc_team_t *tm = b->team;
   gasnet_node_t to = b->leaders[gasnete_bpeer_to(b->leader_index, (gasnet_node_t)1 << in->step,
@@ -311,6 +313,7 @@ static int gasnete_bnet(gasnete_barrier_t *b, gasnete_binst_t *in) {
 
 /* Advance instance in as far as the arrived messages allow; 1 when it is
  * complete. */
+GASNETI_HOT
 static int gasnete_binst_kick(gasnete_barrier_t *b, gasnete_binst_t *in) {
   if (in->stage == GASNETE_BS_GATHER && !gasnete_bgather(b, in)) return 0;
   if (in->stage == GASNETE_BS_NET && !in->done && !gasnete_bnet(b, in)) return 0;
@@ -421,6 +424,7 @@ static int gasnete_barrier_result(gasnete_barrier_t *b, int id, int flags) {
   return GASNET_OK;
 }
 
+GASNETI_HOT
 int gasnete_barrier_wait_tm(const char *fname, gasnetc_team_t *tm, int id, int flags) {
   gasnete_barrier_t *b = tm->barrier;
   if (GASNETE_UNLIKELY(!b->notified))

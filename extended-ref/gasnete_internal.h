@@ -31,6 +31,7 @@
 
 #include "gasnet.h"
 #include "gasnetc_ext.h" /* teams, gasnetc_extension_t */
+#include "gasneti_hot.h" /* GASNETI_HOT: the path of every message */
 
 #define GASNETE_LIKELY(x) __builtin_expect(!!(x), 1)
 #define GASNETE_UNLIKELY(x) __builtin_expect(!!(x), 0)
