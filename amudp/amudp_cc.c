@@ -89,6 +89,7 @@ void amudp_cc_init(gasnetc_transport_t *t, amudp_peer_t *p, int on_host) {
   p->cc.epoch_ns = 0;
 }
 
+GASNETI_HOT
 void amudp_cc_on_rtt(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t rtt, uint64_t now) {
   (void)t;
   if (!p->cc.on) return;
@@ -106,6 +107,7 @@ static uint64_t cc_qdelay(const amudp_peer_t *p) {
   return base != UINT64_MAX && p->srtt_ns > base ? p->srtt_ns - base : 0;
 }
 
+GASNETI_HOT
 void amudp_cc_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, size_t acked) {
   if (!p->cc.on || !acked) return;
   p->cc.undo_cwnd = 0; /* the timeout stands (amudp_cc_on_late came first if not) */

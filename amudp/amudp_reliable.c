@@ -288,6 +288,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   AMUDP_COUNT(t, data_sent, 1);
 }
 
+GASNETI_HOT
 void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
                        int is_reply) {
   (void)t;

@@ -234,6 +234,7 @@ int gasnetc_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler
 }
 
 /* The checks of a reply's token (spec 2.3.4); marks it replied. */
+GASNETI_HOT
 static void gasnetc_am_reply_token(int ex, int category, gasnet_token_t token, int nargs) {
   const int is_request = 0;
   if (GASNETC_UNLIKELY(!token || token->magic != GASNETC_TOKEN_MAGIC))
