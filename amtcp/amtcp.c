@@ -38,6 +38,7 @@
 #include <unistd.h>
 #include "gasnett_internal.h" /* gasnett__envreport */
 #include "gasneti_env.h"
+#include "gasneti_sys.h" /* the message path's system calls */
 #include "gasneti_time.h"
 
 #define AMTCP_LISTEN_ID    UINT32_MAX  /* epoll tag of the listening socket */
@@ -287,7 +288,7 @@ static void conn_flush(gasnetc_transport_t *t, amtcp_conn_t *c) {
       if (!t->tun.agg && ch->nends) break;
     }
     struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
-    ssize_t k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t k = gasneti_sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
     AMTCP_COUNT(t, sendmsg_calls, 1);
     AMTCP_COUNT(t, queue_writes, 1);
     if (k < 0) {
@@ -403,7 +404,8 @@ static int rx_read(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, i
                    amtcp_frame_t *badf, int *bye, size_t io[4]) {
   if (c->big) { /* a payload being read in place */
     while (c->big_got < c->big_len) {
-      ssize_t k = recv(c->fd, c->big + c->big_got, c->big_len - c->big_got, MSG_DONTWAIT);
+      ssize_t k = gasneti_sys_recv(c->fd, c->big + c->big_got, c->big_len - c->big_got,
+                                   MSG_DONTWAIT);
       io[0]++;
       if (k > 0) { c->big_got += (size_t)k; io[1] += (size_t)k; continue; }
       if (k == 0) { *fail = errno_why(0); return 0; }
@@ -422,7 +424,7 @@ static int rx_read(gasnetc_transport_t *t, amtcp_conn_t *c, const char **fail, i
   size_t room = AMTCP_RXBUF - c->rend;
   if (c->rx_small && c->rpos == c->rend && room > AMTCP_PEEK) room = AMTCP_PEEK;
   ssize_t k;
-  do k = recv(c->fd, c->rbuf + c->rend, room, MSG_DONTWAIT);
+  do k = gasneti_sys_recv(c->fd, c->rbuf + c->rend, room, MSG_DONTWAIT);
   while (k < 0 && errno == EINTR);
   io[0]++;
   if (k > 0) io[1] += (size_t)k;
@@ -776,7 +778,7 @@ static int amtcp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
   if (!c->q_head && !making && !hold) { /* the common case: straight to the socket */
     struct msghdr mh = {.msg_iov = iov, .msg_iovlen = iov[2].iov_len ? 3 : 2};
     ssize_t k;
-    do k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+    do k = gasneti_sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
     while (k < 0 && errno == EINTR);
     AMTCP_COUNT(t, sendmsg_calls, 1);
     if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "gasnett_internal.h" /* gasnett__envreport */
 #include "gasneti_env.h"
+#include "gasneti_sys.h" /* the message path's system calls */
 #include "gasneti_time.h"
 
 #define AMUDP_CLOSE_FLUSH_NS 2000000000ULL /* close waits at most 2 s for acks */
@@ -481,15 +482,16 @@ static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *
   int m;
   do {
     if (streaming) {
-      m = recvmmsg(fd, b->msgs, AMUDP_RX_BATCH, MSG_DONTWAIT, NULL);
+      m = gasneti_sys_recvmmsg(fd, b->msgs, AMUDP_RX_BATCH, MSG_DONTWAIT);
     } else if (gro) { /* recvfrom cannot say a datagram holds GRO segments */
-      ssize_t k = recvmsg(fd, &b->msgs[0].msg_hdr, MSG_DONTWAIT);
+      ssize_t k = gasneti_sys_recvmsg(fd, &b->msgs[0].msg_hdr, MSG_DONTWAIT);
       m = k < 0 ? -1 : 1;
       if (k >= 0) b->msgs[0].msg_len = (unsigned)k;
     } else {
       struct msghdr *mh = &b->msgs[0].msg_hdr;
-      ssize_t k = recvfrom(fd, b->iov[0].iov_base, AMUDP_RXBUF, MSG_DONTWAIT | MSG_TRUNC,
-                           (struct sockaddr *)mh->msg_name, &mh->msg_namelen);
+      ssize_t k = gasneti_sys_recvfrom(fd, b->iov[0].iov_base, AMUDP_RXBUF,
+                                        MSG_DONTWAIT | MSG_TRUNC,
+                                        (struct sockaddr *)mh->msg_name, &mh->msg_namelen);
       m = k < 0 ? -1 : 1;
       if (k > (ssize_t)AMUDP_RXBUF) mh->msg_flags = MSG_TRUNC; /* k is the real length */
       if (k >= 0) b->msgs[0].msg_len = (unsigned)(k > (ssize_t)AMUDP_RXBUF ? AMUDP_RXBUF : k);

@@ -13,6 +13,7 @@
  * recovered exactly once.
  */
 #include "amudp_internal.h"
+#include "gasneti_sys.h" /* the message path's system calls */
 #include "gasneti_time.h"
 
 #include <errno.h>
@@ -108,8 +109,8 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
   size_t len;
   const void *flat = flatten(buf, iov, iovcnt, &len);
   for (int tries = 0;;) {
-    ssize_t n = flat ? sendto(t->fd, flat, len, 0, mh.msg_name, mh.msg_namelen)
-                     : sendmsg(t->fd, &mh, 0);
+    ssize_t n = flat ? gasneti_sys_sendto(t->fd, flat, len, 0, mh.msg_name, mh.msg_namelen)
+                     : gasneti_sys_sendmsg(t->fd, &mh, 0);
     AMUDP_COUNT(t, sendmsg_calls, 1);
     if (n >= 0) {
       AMUDP_COUNT(t, datagrams_sent, 1);
@@ -180,7 +181,7 @@ static void tx_flush(gasnetc_transport_t *t) {
   first[nout] = q->n;
   int done = 0;
   while (done < nout) {
-    int k = sendmmsg(t->fd, q->out + done, (unsigned)(nout - done), 0);
+    int k = gasneti_sys_sendmmsg(t->fd, q->out + done, (unsigned)(nout - done), 0);
     AMUDP_COUNT(t, sendmmsg_calls, 1);
     if (k > 0) {
       for (int m = done; m < done + k; m++) {

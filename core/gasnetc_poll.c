@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "gasnetc_internal.h"
+#include "gasneti_sys.h" /* sched_yield, made directly */
 
 /* Longest single sleep of a blocked thread, ms. With other client threads
  * (PAR, PARSYNC) it is bounded, so that a thread whose condition was set by
@@ -70,12 +71,12 @@ static GASNETC_TLS uint64_t gasnetc_spin_yield_bare = UINT64_MAX; /* the quickes
 GASNETI_HOT
 static void gasnetc_spin_yield(uint64_t now, int fresh) {
   if (gasnetc_g.polite) { /* a crowded host: after every empty poll */
-    sched_yield();
+    gasneti_sys_sched_yield();
     return;
   }
   if (fresh) gasnetc_spin_yield_at = now + gasnetc_spin_period;
   if (now < gasnetc_spin_yield_at) return;
-  sched_yield();
+  gasneti_sys_sched_yield();
   uint64_t after = gasneti_now_ns(), took = after - now;
   if (took < gasnetc_spin_yield_bare) gasnetc_spin_yield_bare = took;
   if (took > gasnetc_spin_yield_bare + GASNETC_SPIN_YIELD_BUSY_NS)

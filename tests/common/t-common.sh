@@ -1,7 +1,8 @@
 #!/bin/bash
 # t-common.sh - common/'s helpers (libgasneti.la) checked on their own by
 # t_common: SHA-256 and HMAC-SHA256 test vectors, byte order, the clock, and
-# the number and size grammar. Must exit 0 with "t_common: N checks, 0 failures".
+# the number and size grammar, and the direct system calls of gasneti_sys.h
+# (and their libc fallback). Must exit 0 with "t_common: N checks, 0 failures".
 # timeout: 30
 set -u
 cd "$TOP/tests/common" || exit 1

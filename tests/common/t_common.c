@@ -2,7 +2,8 @@
  * t_common.c - common/'s helpers against their definitions: SHA-256 (FIPS
  * 180-4 examples) and HMAC-SHA256 (RFC 4231 test cases 1, 2 and 6), the
  * byte order of every put/get, the monotonic clock, and the number and size
- * grammar of gasneti_env.h. Prints each value it compares; the last line is
+ * grammar of gasneti_env.h, and the direct system calls of gasneti_sys.h
+ * (t_sys.c, with and without GASNETI_SYS_LIBC). Prints each value it compares; the last line is
  * "t_common: N checks, M failures".
  */
 #include <math.h>
@@ -16,6 +17,11 @@
 #include "gasneti_time.h"
 
 static int checks, failures;
+
+/* t_sys.c, compiled twice */
+void t_sys_direct(void (*check)(int, const char *), const char *impl);
+void t_sys_libc(void (*check)(int, const char *), const char *impl);
+extern const int t_sys_is_direct;
 
 static void check(int ok, const char *what) {
   checks++;
@@ -211,6 +217,10 @@ int main(void) {
   u = "xyz";
   mul = gasneti_size_unit(&u);
   check(mul == 0 && !strcmp(u, "xyz"), "size_unit(\"xyz\") = 0, leaves \"xyz\"");
+
+  /* ---- the message path's system calls (gasneti_sys.h) ---- */
+  t_sys_direct(check, t_sys_is_direct ? "direct" : "libc (no direct calls here)");
+  t_sys_libc(check, "libc");
 
   printf("t_common: %d checks, %d failures\n", checks, failures);
   return failures != 0;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t-cxx.sh - a C++17 client built only through the installed .mak fragment:
-# timeout: 90
+# timeout: 150  (the first install test of a run installs the tree: 14 s here, 55 s and more under load)
 # conduits: udp tcp
 # bypass: on  (it checks a C++ client built from the installed .mak; the bypass changes neither)
 # client.mk compiles t_client.cpp with $(GASNET_CXX) $(GASNET_CXXCPPFLAGS)
