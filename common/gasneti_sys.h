@@ -19,6 +19,13 @@
  *
  * Only the calls of the message path are here: setup, teardown and the
  * liveness thread keep libc's.
+ *
+ * Under a sanitizer they are libc's too: the sanitizers learn what the
+ * kernel did from libc's calls. ThreadSanitizer orders a send before the
+ * receive that reads it on the same descriptor; with the direct calls it
+ * saw no order between a thread that filled a get's counter and sent the
+ * request and another that ran the reply's handler, and reported a race
+ * (tests/extended/t-par.sh over TCP) that the kernel rules out.
  */
 #ifndef GASNETI_SYS_H
 #define GASNETI_SYS_H
@@ -33,7 +40,17 @@
 #include <sys/types.h>
 struct mmsghdr; /* complete where _GNU_SOURCE came before <sys/socket.h> */
 
-#if defined(__x86_64__) && defined(__linux__) && !defined(GASNETI_SYS_LIBC)
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define GASNETI_SYS_SANITIZED 1 /* gcc */
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define GASNETI_SYS_SANITIZED 1 /* clang */
+#endif
+#endif
+
+#if defined(__x86_64__) && defined(__linux__) && !defined(GASNETI_SYS_LIBC) && \
+    !defined(GASNETI_SYS_SANITIZED)
 #define GASNETI_SYS_DIRECT 1
 #include <sys/syscall.h>
 
