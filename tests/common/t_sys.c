@@ -32,9 +32,11 @@ static int udp_bound(struct sockaddr_in *a) {
   memset(a, 0, sizeof *a);
   a->sin_family = AF_INET;
   a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || bind(fd, (struct sockaddr *)a, sizeof *a) ||
-      getsockname(fd, (struct sockaddr *)a, &len))
-    return -1;
+  if (fd >= 0 && (bind(fd, (struct sockaddr *)a, sizeof *a) ||
+                  getsockname(fd, (struct sockaddr *)a, &len))) {
+    close(fd);
+    fd = -1;
+  }
   return fd;
 }
 
@@ -43,7 +45,7 @@ static int udp_bound(struct sockaddr_in *a) {
 static void recvfrom_cases(t_check_fn check, const char *impl, int fa, int fb,
                            const struct sockaddr_in *a, const struct sockaddr_in *b) {
   char buf[64], what[200];
-  struct sockaddr_in from;
+  struct sockaddr_in from = {0}; /* printed even when recvfrom fails */
   socklen_t fromlen = sizeof from;
   errno = 0;
   ssize_t k = gasneti_sys_recvfrom(fb, buf, sizeof buf, MSG_DONTWAIT, NULL, NULL);
