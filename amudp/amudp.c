@@ -581,7 +581,8 @@ static void report_dead(gasnetc_transport_t *t) {
 /* The ack socket's read policy, in one place (docs/transports.md, "Acks do
  * not wake sleepers"). Lock held.
  *   amudp_ack_eager: acks are waited on now: frames queued for a window,
- *     a request refused for want of credits, closing, or
+ *     a request refused for want of credits, a borrowed payload (its
+ *     caller waits for them to reuse it), closing, or
  *     AMUDP_ACK_EAGER_BYTES in flight (a large frame or a
  *     stream: its SACKs drive fast retransmit, and come only standalone).
  *     Then the socket is read at every poll and watched while asleep.
@@ -595,7 +596,8 @@ static void report_dead(gasnetc_transport_t *t) {
  *     socket, and sleeps through the acks of its requests. An ack read
  *     lazily may have waited there: it gives no RTT sample (rx_once's late). */
 static int amudp_ack_eager(const gasnetc_transport_t *t) {
-  return t->queued || t->closing || t->refused || t->fl_bytes >= AMUDP_ACK_EAGER_BYTES;
+  return t->queued || t->closing || t->refused || t->borrowed ||
+         t->fl_bytes >= AMUDP_ACK_EAGER_BYTES;
 }
 /* A retransmission is due: the timers would resend a datagram now. Asked
  * only once the earliest deadline has passed, just before the timers run,
@@ -695,6 +697,7 @@ static int amudp_progress(gasnetc_transport_t *t) {
   if (now >= t->next_deadline_ns) amudp_rel_timers(t, now);
   int dead = t->dead_unreported != 0 && !t->closing;
   AMUDP_UNLOCK(t);
+  if (amudp_borrow_owed(t)) amudp_borrow_run(t);
   if (dead) report_dead(t);
   return delivered;
 }
@@ -753,20 +756,39 @@ static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
   return out;
 }
 
+/* A request's large payload is sent from the caller's memory when the
+ * caller lets us (GASNETC_SEND_BORROW): GASNETC_SEND_INFLIGHT, then
+ * send_done once every fragment is acknowledged. Otherwise it is copied,
+ * and complete on return. */
+static amudp_msg_t *amudp_send_borrow(gasnetc_transport_t *t, const void *payload,
+                                      size_t paylen, unsigned flags, void *cookie) {
+  if (!(flags & GASNETC_SEND_BORROW) || (flags & GASNETC_SEND_REPLY) ||
+      paylen < AMUDP_BORROW_MIN || !t->cfg.send_done)
+    return NULL;
+  return amudp_msg_borrow(t, payload, cookie);
+}
+
 GASNETI_HOT
 static int amudp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr,
                       size_t hdrlen, const void *payload, size_t paylen, unsigned flags,
                       void *cookie) {
-  (void)cookie; /* amudp copies every payload: always complete on return */
   if (!t->connected || dest >= t->cfg.nranks) return -EINVAL;
   if (hdrlen > GASNETC_HDR_MAX || paylen > AMUDP_MAX_PAYLOAD) return -EMSGSIZE;
   amudp_peer_t *p = &t->peers[dest];
   int is_reply = (flags & GASNETC_SEND_REPLY) != 0;
   AMUDP_LOCK(t);
-  int rc = amudp_refuse(t, p, is_reply) ? -EAGAIN
-           : p->gone ? -EPIPE
-           : amudp_frag_send(t, p, hdr, hdrlen, payload, paylen, NULL, is_reply,
-                             gasneti_now_ns());
+  int rc = amudp_refuse(t, p, is_reply) ? -EAGAIN : p->gone ? -EPIPE : 0;
+  if (rc == 0) {
+    amudp_msg_t *b = amudp_send_borrow(t, payload, paylen, flags, cookie);
+    rc = amudp_frag_send(t, p, hdr, hdrlen, payload, paylen, b, is_reply, gasneti_now_ns());
+    if (b && rc == 0) {
+      AMUDP_COUNT(t, sends_borrowed, 1);
+      rc = GASNETC_SEND_INFLIGHT;
+    } else if (b) { /* not sent: no send_done */
+      t->borrowed--;
+      free(b);
+    }
+  }
   AMUDP_UNLOCK(t);
   return rc;
 }
@@ -854,6 +876,7 @@ static void amudp_close(gasnetc_transport_t *t) {
     t->peers[r].gone = 1;
     amudp_frag_peer_free(&t->peers[r]);
   }
+  amudp_borrow_run(t); /* what was dropped unacknowledged */
   while (t->pkt_free) {
     amudp_pkt_t *pkt = t->pkt_free;
     t->pkt_free = pkt->next;

@@ -13,7 +13,8 @@
  * Small payloads (<= AMUDP_PKT_INLINE) are copied into the datagram's own
  * buffer; larger ones once into a shared amudp_msg_t (from a cache of reused
  * buffers, amudp_msg_get) that the fragments point into until all are
- * acknowledged.
+ * acknowledged. A borrowed payload (amudp_msg_borrow) is not copied at all:
+ * the fragments point into the caller's memory.
  */
 #include "amudp_internal.h"
 
@@ -44,9 +45,11 @@ int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
     last = pkt;
   }
   uint32_t id = p->msg_id++;
+  const unsigned char *base = NULL; /* where the fragments read the payload */
   if (m) {
     if (m != lent) memcpy(m->data, payload, paylen);
     m->refs = (uint32_t)nfrag;
+    base = m->ext ? m->ext : m->data;
   }
   size_t off = 0;
   for (amudp_pkt_t *pkt = first, *next; pkt; pkt = next, off += room) {
@@ -65,7 +68,7 @@ int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
     pkt->wirelen = AMUDP_HDR_LEN + hdrlen + pkt->datalen;
     if (m) {
       pkt->msg = m;
-      pkt->data = m->data + off;
+      pkt->data = base + off;
     } else {
       unsigned char *in = pkt->buf + AMUDP_HDR_LEN + hdrlen;
       if (paylen) memcpy(in, payload, paylen);

@@ -55,6 +55,9 @@
 #define AMUDP_PKT_INLINE   256u       /* payloads up to this are copied into the pkt */
 #define AMUDP_MSG_MIN      512u       /* smallest payload buffer (power-of-two classes) */
 #define AMUDP_MSG_CLASSES  14         /* 512 B .. 4 MiB = AMUDP_MAX_PAYLOAD */
+#define AMUDP_BORROW_MIN   (64u << 10) /* a request's payload from this size is sent
+                                         from the caller's memory when it allows
+                                         (GASNETC_SEND_BORROW) */
 #define AMUDP_MSG_CACHE    (8u << 20) /* payload buffers kept for reuse, bytes: two
                                          full frames, so a pipeline of large sends
                                          does not fault in fresh pages each time */
@@ -124,7 +127,8 @@
   X(ackreq_sent) X(acks_lazy) X(acks_read_late) X(ack_socket_reads)       \
   X(sendmsg_calls) X(sendmmsg_calls) X(gso_sends) X(gso_segments)         \
   X(recv_calls) X(gro_datagrams) X(gro_segments) X(cc_cuts_loss)       \
-  X(cc_cuts_delay) X(cc_cuts_rto) X(cc_undos) X(bad_version)
+  X(cc_cuts_delay) X(cc_cuts_rto) X(cc_undos) X(bad_version)            \
+  X(sends_borrowed)
 
 enum {
 #define AMUDP_X_ENUM(name) AMUDP_C_##name,
@@ -134,13 +138,20 @@ enum {
 };
 #define AMUDP_COUNT(t, name, n) ((t)->ctr[AMUDP_C_##name] += (n))
 
-/* A frame payload shared by the datagrams (fragments) that carry it. */
+/* A frame payload shared by the datagrams (fragments) that carry it: in
+ * data[], or (borrowed, cls AMUDP_MSG_BORROWED) in the caller's memory,
+ * which the caller leaves alone until send_done(cookie) says all of it is
+ * acknowledged (GASNETC_SEND_BORROW; amudp_send). */
 typedef struct amudp_msg {
-  struct amudp_msg *next; /* in the cache (t->msg_free) */
+  struct amudp_msg *next; /* in the cache (t->msg_free); borrowed: on t->borrow_done */
   uint32_t refs;          /* pkts still pointing here */
   uint8_t cls;            /* capacity AMUDP_MSG_MIN << cls bytes */
+  int rc;                 /* borrowed: send_done's (-EPIPE: dropped with its peer) */
+  void *cookie;           /* borrowed: the core's, for send_done */
+  const unsigned char *ext; /* borrowed: the caller's payload; else NULL */
   _Alignas(16) unsigned char data[]; /* 16-aligned: a Medium handler's buffer */
 } amudp_msg_t;
+#define AMUDP_MSG_BORROWED 0xffu
 
 /* One outgoing DATA datagram, queued until acknowledged. */
 typedef struct amudp_pkt {
@@ -341,6 +352,9 @@ struct gasnetc_transport {
   uint32_t npkt_free;
   amudp_msg_t *msg_free[AMUDP_MSG_CLASSES]; /* payload buffer cache, per class */
   size_t msg_cached;          /* bytes of capacity in msg_free */
+  uint32_t borrowed;          /* borrowed payloads not yet acknowledged */
+  amudp_msg_t *borrow_done;   /* borrowed payloads acknowledged: send_done owed,
+                                 made with no lock held (amudp_borrow_run) */
   amudp_rxbatch_t *rx_free;
   uint32_t rx_hits;           /* consecutive receive passes that found data */
   uint64_t rx_last_ns;        /* end of the last receive phase: later arrivals
@@ -363,7 +377,14 @@ amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t);
 void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt);
 amudp_msg_t *amudp_msg_get(gasnetc_transport_t *t, size_t len);
 void amudp_msg_put(gasnetc_transport_t *t, amudp_msg_t *m);
+/* The caller's payload as a message, or NULL (no memory: copy it then). */
+amudp_msg_t *amudp_msg_borrow(gasnetc_transport_t *t, const void *payload, void *cookie);
 void amudp_msg_cache_free(gasnetc_transport_t *t);
+/* The send_done calls owed for borrowed payloads (lock NOT held). */
+void amudp_borrow_run(gasnetc_transport_t *t);
+static inline int amudp_borrow_owed(gasnetc_transport_t *t) {
+  return __atomic_load_n(&t->borrow_done, __ATOMIC_RELAXED) != NULL; /* a peek, no lock */
+}
 void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
                        int is_reply);
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
@@ -397,7 +418,9 @@ int amudp_live_timer(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now, uint
 int amudp_frag_deliver_agg(gasnetc_transport_t *t, uint32_t src,
                            amudp_rxitem_t *it); /* lock NOT held; frames delivered */
 /* Queue one frame. `lent`: the payload is already in this buffer (from
- * prepare), which the frame takes over; else it is copied. Lock held. */
+ * prepare), or it is borrowed (amudp_msg_borrow), and the frame takes it
+ * over; else the payload is copied. On failure the caller still owns
+ * `lent`. Lock held. */
 int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
                     size_t hdrlen, const void *payload, size_t paylen,
                     amudp_msg_t *lent, int is_reply, uint64_t now);

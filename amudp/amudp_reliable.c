@@ -54,6 +54,7 @@
 #include "amudp_internal.h"
 #include "gasneti_time.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,11 +100,18 @@ amudp_msg_t *amudp_msg_get(gasnetc_transport_t *t, size_t len) {
     t->msg_cached -= (size_t)AMUDP_MSG_MIN << cls;
   } else if ((m = malloc(sizeof *m + ((size_t)AMUDP_MSG_MIN << cls)))) {
     m->cls = (uint8_t)cls;
+    m->ext = NULL;
   }
   return m;
 }
 
 void amudp_msg_put(gasnetc_transport_t *t, amudp_msg_t *m) {
+  if (m->cls == AMUDP_MSG_BORROWED) { /* acknowledged, or dropped with its peer */
+    t->borrowed--;
+    m->next = t->borrow_done;
+    __atomic_store_n(&t->borrow_done, m, __ATOMIC_RELEASE); /* amudp_borrow_owed peeks */
+    return;
+  }
   size_t cap = (size_t)AMUDP_MSG_MIN << m->cls;
   if (t->msg_cached + cap > AMUDP_MSG_CACHE) {
     free(m);
@@ -112,6 +120,34 @@ void amudp_msg_put(gasnetc_transport_t *t, amudp_msg_t *m) {
   m->next = t->msg_free[m->cls];
   t->msg_free[m->cls] = m;
   t->msg_cached += cap;
+}
+
+/* A borrowed payload: the fragments point into the caller's memory, and
+ * the caller hears through send_done when they all are acknowledged. A
+ * retransmission reads it again, so it is not copied either. */
+amudp_msg_t *amudp_msg_borrow(gasnetc_transport_t *t, const void *payload, void *cookie) {
+  amudp_msg_t *m = malloc(sizeof *m);
+  if (!m) return NULL;
+  m->refs = 0;
+  m->cls = AMUDP_MSG_BORROWED;
+  m->rc = 0;
+  m->cookie = cookie;
+  m->ext = payload;
+  t->borrowed++;
+  return m;
+}
+
+void amudp_borrow_run(gasnetc_transport_t *t) {
+  AMUDP_LOCK(t);
+  amudp_msg_t *m = t->borrow_done;
+  __atomic_store_n(&t->borrow_done, NULL, __ATOMIC_RELAXED);
+  AMUDP_UNLOCK(t);
+  while (m) {
+    amudp_msg_t *next = m->next;
+    t->cfg.send_done(t->cfg.ctx, m->cookie, m->rc);
+    free(m);
+    m = next;
+  }
 }
 
 void amudp_msg_cache_free(gasnetc_transport_t *t) {
@@ -608,6 +644,13 @@ void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
   else if (type == AMUDP_T_BYE) AMUDP_COUNT(t, byes_sent, 1);
 }
 
+/* A datagram that will never be acknowledged: a borrowed payload it
+ * carries is lost with the peer, and its send_done says so. */
+static void drop(gasnetc_transport_t *t, amudp_pkt_t *pkt) {
+  if (pkt->msg) pkt->msg->rc = -EPIPE;
+  amudp_pkt_put(t, pkt);
+}
+
 void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why) {
   if (p->gone) return;
   p->gone = 1;
@@ -621,10 +664,10 @@ void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const cha
   amudp_pkt_t *pkt;
   while ((pkt = p->fl_head)) {
     flight_unlink(t, p, pkt);
-    amudp_pkt_put(t, pkt);
+    drop(t, pkt);
   }
-  while ((pkt = queue_pop(t, p, &p->rep_q))) amudp_pkt_put(t, pkt);
-  while ((pkt = queue_pop(t, p, &p->req_q))) amudp_pkt_put(t, pkt);
+  while ((pkt = queue_pop(t, p, &p->rep_q))) drop(t, pkt);
+  while ((pkt = queue_pop(t, p, &p->req_q))) drop(t, pkt);
   p->nreq = 0;
   p->nreq_q = 0;
   p->reqq_bytes = 0;

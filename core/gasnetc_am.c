@@ -180,12 +180,13 @@ static int gasnetc_am_send_failed(int ex, int is_request, int category, int narg
 
 /* ex: the family of the public call (GASNETC_NAME_*, for messages);
  * immediate: GEX_FLAG_IMMEDIATE, so return 1 without sending when the
- * transport has no room now. */
+ * transport has no room now; lc: gasnetc_route_send's (NULL: the payload
+ * is reusable on return). */
 GASNETI_HOT
 static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
                            gasnet_node_t dest, gasnet_handler_t handler, const void *src,
                            size_t nbytes, void *dest_addr, int nargs,
-                           const gasnet_handlerarg_t *args) {
+                           const gasnet_handlerarg_t *args, uint32_t *lc) {
   gasnetc_thread_t *th = &gasnetc_thread;
   /* Fast checks; any doubt goes to gasnetc_am_check, which names the problem. */
   if (GASNETC_UNLIKELY(gasnetc_am_context_suspect(th, is_request) || dest >= gasnetc_g.nodes ||
@@ -215,7 +216,7 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
                                     m.nargs, args);
   int rc = gasnetc_route_send(dest, hdr, hlen, nbytes ? src : NULL, nbytes,
                               (is_request ? 0 : GASNETC_SEND_REPLY) |
-                              (immediate ? GASNETC_SEND_IMMEDIATE : 0));
+                              (immediate ? GASNETC_SEND_IMMEDIATE : 0), lc);
   if (rc == -EAGAIN && immediate) return 1; /* GEX_FLAG_IMMEDIATE: nothing sent */
   gasnetc_am_count(is_request, nbytes);
   if (GASNETC_UNLIKELY(rc)) return gasnetc_am_send_failed(ex, is_request, category, nargs, dest, rc);
@@ -227,7 +228,7 @@ int gasnetc_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler
                       void *src, size_t nbytes, void *dest_addr, int nargs,
                       const gasnet_handlerarg_t *args) {
   int rc = gasnetc_am_send(GASNETC_NAME_G1, 0, 1, category, dest, handler, src, nbytes,
-                           dest_addr, nargs, args);
+                           dest_addr, nargs, args, NULL);
   /* A request is a poll point outside handlers: honour a remote exit. */
   gasnetc_exit_check();
   return rc;
@@ -255,7 +256,7 @@ int gasnetc_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler
                     const gasnet_handlerarg_t *args) {
   gasnetc_am_reply_token(GASNETC_NAME_G1, category, token, nargs);
   return gasnetc_am_send(GASNETC_NAME_G1, 0, 0, category, token->src, handler, src, nbytes,
-                         dest_addr, nargs, args);
+                         dest_addr, nargs, args, NULL);
 }
 
 /* ---- GASNet-EX (gasnetex.h) ------------------------------------------------
@@ -320,8 +321,21 @@ int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index
     gasnetc_am_flags_bad(GASNETC_NAME_EX, 1, category, nargs, flags);
   gasnetc_am_lc_check(GASNETC_NAME_EX, 1, category, nargs, lc_opt);
   int rc = gasnetc_am_send(GASNETC_NAME_EX, (flags & GEX_FLAG_IMMEDIATE) != 0, 1, category, dest,
-                           handler, src, nbytes, dest_addr, nargs, args);
+                           handler, src, nbytes, dest_addr, nargs, args, NULL);
   if (rc == 0) gasnetc_am_lc(category, lc_opt);
+  gasnetc_exit_check();
+  return rc;
+}
+
+/* gasnetc_ext.h: a Long request whose source the transport may borrow. */
+int gasnetc_am_request_long_lc(gasnet_node_t node, gex_AM_Index_t handler, const void *src,
+                               size_t nbytes, void *dest_addr, gex_Flags_t flags,
+                               uint32_t *lc, int nargs, const gex_AM_Arg_t *args) {
+  if (GASNETC_UNLIKELY(flags & ~GASNETC_AM_FLAGS))
+    gasnetc_am_flags_bad(GASNETC_NAME_EX, 1, GASNETC_AM_LONG, nargs, flags);
+  int rc = gasnetc_am_send(GASNETC_NAME_EX, (flags & GEX_FLAG_IMMEDIATE) != 0, 1,
+                           GASNETC_AM_LONG, node, handler, src, nbytes, dest_addr, nargs, args,
+                           lc);
   gasnetc_exit_check();
   return rc;
 }
@@ -336,7 +350,7 @@ int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
     gasnetc_am_flags_bad(GASNETC_NAME_EX, 0, category, nargs, flags);
   gasnetc_am_lc_check(GASNETC_NAME_EX, 0, category, nargs, lc_opt);
   int rc = gasnetc_am_send(GASNETC_NAME_EX, 0, 0, category, token->src, handler, src, nbytes,
-                           dest_addr, nargs, args);
+                           dest_addr, nargs, args, NULL);
   gasnetc_am_lc(category, lc_opt);
   return rc;
 }
@@ -525,7 +539,7 @@ static void gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
     /* client_buf, no buffer taken: the fixed-payload send, which blocks
      * for room ("The Commit-time behavior is unaffected by this flag"). */
     gasnetc_am_send(ex, 0, is_request, category, dest, handler, d.client_buf, nbytes,
-                    dest_addr, nargs, args);
+                    dest_addr, nargs, args, NULL);
   } else {
     if (GASNETC_UNLIKELY(handler == 0 ||
                          (category == GASNETC_AM_LONG &&

@@ -85,4 +85,16 @@ void *const *gasnetc_segment_local(void);
 void gasnetc_handler_run_reply_medium(const char *fname, gasnet_node_t src, gex_AM_Index_t idx,
                                       void *buf, size_t nbytes);
 
+/* gex_AM_RequestLongM(pair, node, handler, src, nbytes, dest_addr,
+ * GEX_EVENT_DEFER-like, flags, nargs, args): a Long request whose source
+ * the transport may go on reading after the return instead of copying it
+ * (a large payload over UDP is sent from it until acknowledged). While it
+ * does, *lc is one more: it is added to (atomically) before the send and
+ * taken from (release order) once src may change, possibly on another
+ * thread in a PAR build. The caller keeps src unchanged and *lc alive
+ * until *lc drops to what it was. Returns as gex_AM_RequestLong*. */
+int gasnetc_am_request_long_lc(gasnet_node_t node, gex_AM_Index_t handler, const void *src,
+                               size_t nbytes, void *dest_addr, gex_Flags_t flags,
+                               uint32_t *lc, int nargs, const gex_AM_Arg_t *args);
+
 #endif /* GASNETC_EXT_H */

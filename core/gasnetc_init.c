@@ -455,7 +455,7 @@ static void gasnetc_exit_notify(int code) {
                                     0, 0, 1, &arg);
   for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
     if (i != gasnetc_g.mynode) /* errors ignored: a dead node needs no notice */
-      (void)gasnetc_route_send(i, hdr, hlen, NULL, 0, GASNETC_SEND_REPLY);
+      (void)gasnetc_route_send(i, hdr, hlen, NULL, 0, GASNETC_SEND_REPLY, NULL);
 }
 
 static void gasnetc_exit_now(int code, int notify) {

@@ -367,10 +367,13 @@ static inline gasnetc_tp_t *gasnetc_route_tp(gasnet_node_t node) {
 }
 /* Send one frame to node (not this one) through its transport: when the
  * transport says "not now", make progress (gasnetc_wait) and try again; a
- * payload the transport still reads (INFLIGHT) is waited for. Returns 0 or
- * the transport's -errno (-EPIPE: the node is dead). */
+ * payload the transport still reads (INFLIGHT) is waited for, unless lc is
+ * given: then the transport may borrow the payload (GASNETC_SEND_BORROW),
+ * and while it does *lc is one more (atomically; one less, with release
+ * order, when the payload may change again). Returns 0 or the transport's
+ * -errno (-EPIPE: the node is dead). */
 int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
-                       const void *payload, size_t paylen, unsigned flags);
+                       const void *payload, size_t paylen, unsigned flags, uint32_t *lc);
 /* route_send flag of the core's own (not passed on): give up with -EAGAIN,
  * without progress, when the transport says "not now" (GEX_FLAG_IMMEDIATE). */
 #define GASNETC_SEND_IMMEDIATE (1u << 16)

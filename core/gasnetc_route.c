@@ -64,13 +64,23 @@ int gasnetc_route_connect(const void *blobs, size_t stride) {
   return rc ? -1 : 0;
 }
 
-/* A send the transport still reads from: done when send_done says so. */
+/* A send the transport still reads from: done when send_done says so.
+ * The cookie is the waiting caller's gasnetc_inflight_t, or, tagged with
+ * its low bit, the counter of a caller that does not wait
+ * (gasnetc_route_send's lc): one less there. A lost peer's rc needs no
+ * telling then: that ends the job (gasnetc_peer_dead_cb). */
 typedef struct {
   int done, rc;
 } gasnetc_inflight_t;
+#define GASNETC_LC_TAG ((uintptr_t)1)
 
 void gasnetc_send_done_cb(void *ctx, void *cookie, int rc) {
   (void)ctx;
+  if ((uintptr_t)cookie & GASNETC_LC_TAG) {
+    uint32_t *lc = (uint32_t *)((uintptr_t)cookie & ~GASNETC_LC_TAG);
+    __atomic_fetch_sub(lc, 1, __ATOMIC_RELEASE);
+    return;
+  }
   gasnetc_inflight_t *f = cookie;
   f->rc = rc;
   __atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);
@@ -93,17 +103,28 @@ static void gasnetc_route_refused(int *looked) {
 
 GASNETI_HOT
 int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
-                       const void *payload, size_t paylen, unsigned flags) {
+                       const void *payload, size_t paylen, unsigned flags, uint32_t *lc) {
   gasnetc_tp_t *tp = gasnetc_route_tp(node);
   gasnetc_inflight_t f = {0, 0};
+  void *cookie = &f;
   int rc, looked = 0;
   unsigned tflags = flags & ~GASNETC_SEND_IMMEDIATE;
-  while ((rc = tp->ops->send(tp->t, node, hdr, hdrlen, payload, paylen, tflags, &f)) == -EAGAIN) {
-    if (flags & GASNETC_SEND_IMMEDIATE) return rc;
+  if (lc) { /* counted before the send: send_done may come before it returns */
+    __atomic_fetch_add(lc, 1, __ATOMIC_RELAXED);
+    cookie = (void *)((uintptr_t)lc | GASNETC_LC_TAG);
+    tflags |= GASNETC_SEND_BORROW;
+  }
+  while ((rc = tp->ops->send(tp->t, node, hdr, hdrlen, payload, paylen, tflags, cookie)) ==
+         -EAGAIN) {
+    if (flags & GASNETC_SEND_IMMEDIATE) break;
     gasnetc_route_refused(&looked);
   }
-  if (rc != GASNETC_SEND_INFLIGHT) return rc;
+  if (rc != GASNETC_SEND_INFLIGHT) {
+    if (lc) __atomic_fetch_sub(lc, 1, __ATOMIC_RELEASE); /* complete on return */
+    return rc;
+  }
   GASNETC_STAT_ADD(sends_inflight, 1);
+  if (lc) return 0;
   while (!__atomic_load_n(&f.done, __ATOMIC_ACQUIRE))
     if (gasnetc_progress() == 0 && !__atomic_load_n(&f.done, __ATOMIC_ACQUIRE))
       gasnetc_wait(GASNETC_SEND_SLICE_MS);
@@ -167,7 +188,7 @@ int gasnetc_route_commit(gasnetc_lend_t *lend, const void *hdr, size_t hdrlen,
     gasnetc_deliver_cb(NULL, gasnetc_g.mynode, hdr, hdrlen, pay, paylen);
     return 0;
   }
-  return gasnetc_route_send(lend->dest, hdr, hdrlen, lend->buf, paylen, lend->flags);
+  return gasnetc_route_send(lend->dest, hdr, hdrlen, lend->buf, paylen, lend->flags, NULL);
 }
 
 void gasnetc_route_close(void) {

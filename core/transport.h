@@ -57,14 +57,23 @@ enum {
    * replies never get -EAGAIN, so a request handler replying can never
    * deadlock. */
   GASNETC_SEND_REPLY = 1u << 0,
+  /* The caller does not wait for the payload to be reusable before it
+   * goes on (it counts send_done instead): a transport may send a large
+   * payload from the caller's memory until the peer has acknowledged all
+   * of it (GASNETC_SEND_INFLIGHT), where it would otherwise copy it. A
+   * transport need not: it may copy, or return INFLIGHT for reasons of its
+   * own with or without this flag. */
+  GASNETC_SEND_BORROW = 1u << 1,
 };
 
 /* send() results besides 0 (accepted; hdr and payload copied or sent:
  * the caller may reuse them at once) and -errno. */
 enum {
   /* Accepted, but the payload is still read from the caller's memory (a
-   * large payload, sent without a copy): cfg.send_done(ctx, cookie, rc) is
-   * called exactly once when it may be reused. */
+   * large payload, sent without a copy: amtcp's that the kernel did not
+   * take yet, amudp's borrowed until acknowledged): cfg.send_done(ctx,
+   * cookie, rc) is called exactly once when it may be reused, possibly
+   * before send() returns. */
   GASNETC_SEND_INFLIGHT = 1,
 };
 

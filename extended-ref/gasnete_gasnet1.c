@@ -12,9 +12,11 @@
  *  - Access regions are the same on both sides, and the NBI syncs of
  *    GASNet-1 are gex_NBI_Wait/Test of GEX_EC_GET, GEX_EC_PUT or both.
  *  - "try" polls and "test" does not: gasnet_try_* is AMPoll + gex_*_Test.
- *  - Non-bulk and bulk differ only in when the source may be reused; a put
- *    here is locally complete at return in every form (GEX_EVENT_NOW and
- *    GEX_EVENT_DEFER cost the same), so they share the EX call.
+ *  - Non-bulk and bulk differ only in when the source may be reused: the
+ *    non-bulk NB and NBI puts are EX's with GEX_EVENT_NOW (reusable on
+ *    return: the payload is copied), the bulk ones with GEX_EVENT_DEFER
+ *    (reusable after the sync: a large payload is sent from the source,
+ *    gasnete_rma.c).
  * The barrier (gasnete_barrier.c) has no named EX counterpart and is
  * GASNet-1's own; gasnet_memset* and the value gets are GASNet-1 only, so
  * they use the internal EX shapes directly.

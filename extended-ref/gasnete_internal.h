@@ -66,7 +66,9 @@ enum {
 
 /* ---- counters -------------------------------------------------------------- */
 typedef struct {
-  uint32_t pending; /* AM requests whose reply has not been handled */
+  uint32_t pending; /* AM requests whose reply has not been handled, and
+                       puts' chunks whose source the transport still reads
+                       (borrowed: gasnete_put_start) */
   size_t bytes;     /* payload bytes of those requests and replies (the window) */
 } gasnete_counter_t;
 
@@ -288,7 +290,7 @@ static inline char *gasnete_local_addr(gasnet_node_t node, void *addr) {
  * (the window or the transport); once one AM is out the rest follow, as an
  * operation that has begun must finish. Otherwise 0. */
 int gasnete_put_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, const void *src,
-                      size_t nbytes, int immediate);
+                      size_t nbytes, int immediate, int borrow);
 int gasnete_get_start(gasnete_counter_t *c, void *dest, gasnet_node_t node, void *src,
                       size_t nbytes, int immediate);
 int gasnete_memset_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, int val,

@@ -83,17 +83,21 @@ void gasnete_memset_req_handler(gasnet_token_t t, gasnete_arg_t dhi, gasnete_arg
  * (gasnete_window_wait, gasnete_count), shared with gasnete_vis.c. */
 
 /* Only the first AM of an operation may be refused: IMMEDIATE asks whether
- * the operation can start now, not whether it can finish without waiting. */
+ * the operation can start now, not whether it can finish without waiting.
+ * borrow: the source stays unchanged until c is done (a blocking put, or a
+ * bulk one synced through c), so the transport may send from it rather
+ * than copy it, counting on c until it lets go (core/gasnetc_ext.h). */
 int gasnete_put_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, const void *src,
-                      size_t nbytes, int immediate) {
+                      size_t nbytes, int immediate, int borrow) {
   const size_t chunk = gasnete_g.put_chunk;
   for (size_t off = 0; off < nbytes; off += chunk, immediate = 0) {
     size_t len = nbytes - off < chunk ? nbytes - off : chunk;
     if (gasnete_window_wait(c, len, immediate)) return 1;
     gasnete_count(c, len);
-    if (gex_AM_RequestLong2(gasnete_g.pair, node, GASNETE_H_PUT_REQ, (const char *)src + off,
-                            len, (char *)dest + off, GEX_EVENT_NOW,
-                            immediate ? GEX_FLAG_IMMEDIATE : 0, GASNETE_HI(c), GASNETE_LO(c))) {
+    gex_AM_Arg_t args[2] = { GASNETE_HI(c), GASNETE_LO(c) };
+    if (gasnetc_am_request_long_lc(node, GASNETE_H_PUT_REQ, (const char *)src + off, len,
+                                   (char *)dest + off, immediate ? GEX_FLAG_IMMEDIATE : 0,
+                                   borrow ? &c->pending : NULL, 2, args)) {
       gasnete_uncount(c, len);
       return 1;
     }

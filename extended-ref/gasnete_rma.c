@@ -9,10 +9,16 @@
  * every line and an error still names the call the client made.
  *
  * What the description leaves to us, decided here:
- *  - A put is locally complete when its initiation returns: the core has
- *    copied its payload, or sent it, before a request returns. So
- *    GEX_EVENT_NOW, _DEFER and _GROUP cost nothing, and an lc_opt pointer
- *    receives GEX_EVENT_INVALID ("already complete").
+ *  - A put with lc_opt GEX_EVENT_NOW, GEX_EVENT_GROUP or an event pointer
+ *    is locally complete when its initiation returns: the core has copied
+ *    its payload, or sent it, before a request returns, and an lc_opt
+ *    pointer receives GEX_EVENT_INVALID ("already complete"). With
+ *    GEX_EVENT_DEFER (GASNet-1's bulk NB and NBI puts), and in a blocking
+ *    put, the source is left alone until the operation is synced, so the
+ *    transport may send from it instead of copying it: over UDP a chunk of
+ *    64 KiB or more is, and its sync waits until the target has
+ *    acknowledged every datagram of it (usually with the reply that
+ *    completes it remotely: docs/performance.md).
  *  - GEX_FLAG_IMMEDIATE refuses (returns non-zero / GEX_EVENT_NO_OP, nothing
  *    sent) only when the first AM of the operation would wait: for the
  *    pipeline window or for the transport (gasnete_put_start).
@@ -51,10 +57,11 @@ static inline gasnet_node_t gasnete_rma_node(const char *fname, gex_TM_t tm, gex
 
 enum { GASNETE_RMA_DONE = 0, GASNETE_RMA_STARTED, GASNETE_RMA_REFUSED };
 
-/* Checks, loopback, then the AMs on counter c (unused unless STARTED). */
+/* Checks, loopback, then the AMs on counter c (unused unless STARTED);
+ * borrow: a put's source may be read until c is done (gasnete_put_start). */
 static inline int gasnete_rma(const char *fname, int op, gasnete_counter_t *c,
                               gasnet_node_t node, void *local, void *remote, int val,
-                              size_t nbytes, gex_Flags_t flags) {
+                              size_t nbytes, gex_Flags_t flags, int borrow) {
   if (GASNETE_UNLIKELY(nbytes == 0)) return GASNETE_RMA_DONE;
   gasnete_check_remote(fname, node, remote, nbytes,
                        op == GASNETE_OP_GET ? "source" : "destination");
@@ -67,7 +74,7 @@ static inline int gasnete_rma(const char *fname, int op, gasnete_counter_t *c,
     return GASNETE_RMA_DONE;
   }
   const int imm = (flags & GEX_FLAG_IMMEDIATE) != 0;
-  int refused = op == GASNETE_OP_PUT   ? gasnete_put_start(c, node, remote, local, nbytes, imm)
+  int refused = op == GASNETE_OP_PUT   ? gasnete_put_start(c, node, remote, local, nbytes, imm, borrow)
                 : op == GASNETE_OP_GET ? gasnete_get_start(c, local, node, remote, nbytes, imm)
                                        : gasnete_memset_start(c, node, remote, val, nbytes, imm);
   return refused ? GASNETE_RMA_REFUSED : GASNETE_RMA_STARTED;
@@ -88,7 +95,7 @@ int gasnete_rma_blocking(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank
                          void *local, void *remote, int val, size_t nbytes, gex_Flags_t flags) {
   gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
   gasnete_counter_t c = { 0 };
-  int rc = gasnete_rma(fname, op, &c, node, local, remote, val, nbytes, flags);
+  int rc = gasnete_rma(fname, op, &c, node, local, remote, val, nbytes, flags, 1);
   if (rc == GASNETE_RMA_STARTED) GASNETE_WAIT_UNTIL(GASNETE_CTR_DONE(&c));
   return rc == GASNETE_RMA_REFUSED;
 }
@@ -99,12 +106,13 @@ gex_Event_t gasnete_rma_nb(const char *fname, int op, gex_TM_t tm, gex_Rank_t ra
   gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
   if (op != GASNETE_OP_GET) gasnete_rma_lc(fname, 0, lc_opt);
   if (nbytes == 0 || node == gasnete_g.mynode || gasnete_g.local[node]) {
-    gasnete_rma(fname, op, NULL, node, local, remote, val, nbytes, flags);
+    gasnete_rma(fname, op, NULL, node, local, remote, val, nbytes, flags, 0);
     return GEX_EVENT_INVALID;
   }
   gasnete_threaddata_t *td = gasnete_mythread();
   struct gasnete_handle *h = gasnete_handle_new(td, GASNETE_H_NB);
-  int rc = gasnete_rma(fname, op, &h->ctr, node, local, remote, val, nbytes, flags);
+  int rc = gasnete_rma(fname, op, &h->ctr, node, local, remote, val, nbytes, flags,
+                       lc_opt == GEX_EVENT_DEFER);
   if (rc == GASNETE_RMA_STARTED && !GASNETE_CTR_DONE(&h->ctr)) return h;
   gasnete_handle_free(td, h); /* refused, or complete already (the send may poll) */
   return rc == GASNETE_RMA_REFUSED ? GEX_EVENT_NO_OP : GEX_EVENT_INVALID;
@@ -117,7 +125,8 @@ int gasnete_rma_nbi(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank, voi
   if (nbytes == 0) return 0;
   gasnete_counter_t *c = node == gasnete_g.mynode || gasnete_g.local[node]
                              ? NULL : gasnete_nbi_counter(op == GASNETE_OP_GET);
-  return gasnete_rma(fname, op, c, node, local, remote, val, nbytes, flags) ==
+  return gasnete_rma(fname, op, c, node, local, remote, val, nbytes, flags,
+                     lc_opt == GEX_EVENT_DEFER) ==
          GASNETE_RMA_REFUSED;
 }
 

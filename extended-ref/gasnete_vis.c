@@ -377,7 +377,7 @@ static void gasnete_vis_flush(gasnete_vis_out_t *o, gex_AM_Index_t handler) {
 /* A large piece as ordinary RMA; 1 when IMMEDIATE refused it. */
 static int gasnete_vis_rma(gasnete_vis_out_t *o, int op, char *l, char *r, size_t n) {
   gasnete_vis_flush(o, op == GASNETE_OP_PUT ? GASNETE_H_VIS_PUT : GASNETE_H_VIS_GET_REQ);
-  int refused = op == GASNETE_OP_PUT ? gasnete_put_start(o->c, o->node, r, l, n, o->imm)
+  int refused = op == GASNETE_OP_PUT ? gasnete_put_start(o->c, o->node, r, l, n, o->imm, 0)
                                      : gasnete_get_start(o->c, l, o->node, r, n, o->imm);
   if (!refused) o->imm = 0;
   return refused;

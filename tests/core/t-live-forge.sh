@@ -21,7 +21,7 @@ set -u
 . "$TOP/tests/lib/hang.sh"
 cd "$BIN" || exit 1
 marker="t-live-forge-$$"
-tmp=$(mktemp -d /tmp/t-live-forge.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-live-forge.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }

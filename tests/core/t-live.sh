@@ -20,7 +20,7 @@ set -u
 . "$TOP/tests/lib/hang.sh"
 cd "$BIN" || exit 1
 marker="t-live-$$"
-tmp=$(mktemp -d /tmp/t-live.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-live.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 before=$(ls -A /dev/shm 2>/dev/null | sort)
 fails=0

@@ -18,7 +18,7 @@
 #     (prepare/commit: amudp lends its own, amtcp the core's copy).
 set -u
 cd "$TOP/tests/core" || exit 1
-tmp=$(mktemp -d /tmp/t-route.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-route.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 stat() { # file name -> value (0 when absent)

@@ -6,7 +6,7 @@ TB=$TOP/tests/spawner/t_boot
 TA=$TOP/tests/spawner/t_auth
 . "$TOP/tests/lib/hang.sh"
 [ -x "$GASNETRUN" ] && [ -x "$TB" ] || { echo "FAIL: not built ($GASNETRUN, $TB)"; exit 1; }
-T=$(mktemp -d /tmp/gnt-spawner.XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/gnt-spawner.XXXXXX")
 MARK="gntmark-$$-$RANDOM"          # unique argv token: finds our processes
 cleanup() { pkill -9 -f "$MARK" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
