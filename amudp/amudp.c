@@ -313,7 +313,8 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
       return rc;
     }
     int on_host = sa_is_loopback(&p->addr) || sa_equal(&p->addr, &t->self, 0);
-    p->mtu = t->tun.mtu ? t->tun.mtu : on_host ? AMUDP_MTU_LOOPBACK : AMUDP_MTU_ETHERNET;
+    uint32_t host_mtu = p->addr.ss_family == AF_INET6 ? AMUDP_MTU_LOOPBACK6 : AMUDP_MTU_LOOPBACK;
+    p->mtu = t->tun.mtu ? t->tun.mtu : on_host ? host_mtu : AMUDP_MTU_ETHERNET;
     amudp_rel_peer_init(t, p, now);
     amudp_cc_init(t, p, on_host);
   }

@@ -46,7 +46,15 @@
 #endif
 
 #define AMUDP_MAX_PAYLOAD  (4u << 20) /* frame payload limit: 4 MiB */
-#define AMUDP_MTU_LOOPBACK 65507u     /* auto MTU to a peer on this host: max UDP */
+/* Auto MTU to a peer on this host: the largest UDP payload that crosses
+ * Linux's loopback (MTU 65536) in one IP packet. The kernel cuts an IP
+ * payload that does not fit at a multiple of 8 bytes, ((65536 - 20) & ~7)
+ * = 65512 for IPv4 (65496 for IPv6), less the UDP header's 8: a datagram
+ * of 65505-65507 bytes leaves as two IP fragments, reassembled by the
+ * receiving kernel, and a stream of them ran at 1.3 GB/s against 2.2-4.7
+ * GB/s for 65504 (docs/performance.md). */
+#define AMUDP_MTU_LOOPBACK  65504u
+#define AMUDP_MTU_LOOPBACK6 65488u
 #define AMUDP_MTU_ETHERNET 1472u      /* auto MTU otherwise: 1500 - IP - UDP */
 #define AMUDP_MTU_MIN      (AMUDP_HDR_LEN + GASNETC_HDR_MAX + 256u)
 #define AMUDP_MTU_MAX      65507u     /* largest IPv4 UDP payload */
