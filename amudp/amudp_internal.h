@@ -147,19 +147,18 @@ enum {
 #define AMUDP_COUNT(t, name, n) ((t)->ctr[AMUDP_C_##name] += (n))
 
 /* A frame payload shared by the datagrams (fragments) that carry it: in
- * data[], or (borrowed, cls AMUDP_MSG_BORROWED) in the caller's memory,
+ * data[], or (borrowed: ext set) in the caller's memory,
  * which the caller leaves alone until send_done(cookie) says all of it is
  * acknowledged (GASNETC_SEND_BORROW; amudp_send). */
 typedef struct amudp_msg {
   struct amudp_msg *next; /* in the cache (t->msg_free); borrowed: on t->borrow_done */
   uint32_t refs;          /* pkts still pointing here */
-  uint8_t cls;            /* capacity AMUDP_MSG_MIN << cls bytes */
+  uint8_t cls;            /* capacity AMUDP_MSG_MIN << cls bytes (not borrowed) */
   int rc;                 /* borrowed: send_done's (-EPIPE: dropped with its peer) */
   void *cookie;           /* borrowed: the core's, for send_done */
   const unsigned char *ext; /* borrowed: the caller's payload; else NULL */
   _Alignas(16) unsigned char data[]; /* 16-aligned: a Medium handler's buffer */
 } amudp_msg_t;
-#define AMUDP_MSG_BORROWED 0xffu
 
 /* One outgoing DATA datagram, queued until acknowledged. */
 typedef struct amudp_pkt {

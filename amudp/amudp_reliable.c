@@ -106,7 +106,7 @@ amudp_msg_t *amudp_msg_get(gasnetc_transport_t *t, size_t len) {
 }
 
 void amudp_msg_put(gasnetc_transport_t *t, amudp_msg_t *m) {
-  if (m->cls == AMUDP_MSG_BORROWED) { /* acknowledged, or dropped with its peer */
+  if (m->ext) { /* borrowed: acknowledged, or dropped with its peer */
     t->borrowed--;
     m->next = t->borrow_done;
     __atomic_store_n(&t->borrow_done, m, __ATOMIC_RELEASE); /* amudp_borrow_owed peeks */
@@ -129,7 +129,6 @@ amudp_msg_t *amudp_msg_borrow(gasnetc_transport_t *t, const void *payload, void 
   amudp_msg_t *m = malloc(sizeof *m);
   if (!m) return NULL;
   m->refs = 0;
-  m->cls = AMUDP_MSG_BORROWED;
   m->rc = 0;
   m->cookie = cookie;
   m->ext = payload;
