@@ -74,7 +74,10 @@ int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
       if (paylen) memcpy(in, payload, paylen);
       pkt->data = in;
     }
-    amudp_rel_enqueue(t, p, pkt, is_reply);
+    /* A frame of one datagram that finds nothing queued and the window
+     * open leaves now; anything else waits its turn in the queues. */
+    if (nfrag > 1 || !amudp_rel_send_now(t, p, pkt, is_reply, now))
+      amudp_rel_enqueue(t, p, pkt, is_reply);
   }
   if (lent && !m) amudp_msg_put(t, lent); /* copied inline above */
   AMUDP_COUNT(t, frames_sent, 1);

@@ -395,6 +395,10 @@ static inline int amudp_borrow_owed(gasnetc_transport_t *t) {
 void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
                        int is_reply);
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
+/* A datagram that needs no queue: sent at once (returns 1) when nothing
+ * waits for p and the window admits it, else 0 and the caller queues it. */
+int amudp_rel_send_now(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+                       int is_reply, uint64_t now);
 void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
                       uint64_t sack, unsigned flags, uint64_t now);
 int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,

@@ -420,48 +420,72 @@ static amudp_pkt_t *agg_build(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fif
   return c;
 }
 
+/* The bytes of one class that may be in flight to p: replies may fill the
+ * whole window, requests only their share of it; either way no more than
+ * the congestion window (amudp_cc.c). */
+static size_t window_cap(const gasnetc_transport_t *t, const amudp_peer_t *p, int is_reply) {
+  return amudp_cc_window(p, is_reply ? t->tun.window_bytes : t->tun.req_window_bytes);
+}
+
+/* Does the window admit a datagram of `wirelen` bytes of this class now?
+ * Replies may fill the whole window (datagrams and bytes); requests only
+ * `credits` datagrams and the same share of the bytes. An empty window
+ * always admits one datagram, however large. */
+static int window_admits(const gasnetc_transport_t *t, const amudp_peer_t *p, int is_reply,
+                         size_t wirelen) {
+  uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
+  if (p->snd_nxt - una >= (is_reply ? t->tun.window : t->tun.credits)) return 0;
+  return !p->fl_head || p->fl_bytes + wirelen <= window_cap(t, p, is_reply);
+}
+
+/* pkt takes the next seq and joins the in-flight list. */
+static void flight_push(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt, uint64_t now) {
+  pkt->seq = p->snd_nxt++;
+  pkt->next = NULL;
+  pkt->prev = p->fl_tail;
+  if (p->fl_tail) p->fl_tail->next = pkt; else p->fl_head = pkt;
+  p->fl_tail = pkt;
+  p->fl_bytes += pkt->wirelen;
+  t->fl_bytes += pkt->wirelen;
+  if (t->nfl++ == 0) t->fl_since_ns = now;
+}
+
+GASNETI_HOT
+int amudp_rel_send_now(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+                       int is_reply, uint64_t now) {
+  if (p->gone || p->rep_q.head || p->req_q.head || !window_admits(t, p, is_reply, pkt->wirelen))
+    return 0;
+  pkt->is_req = !is_reply;
+  if (!is_reply) p->nreq++;
+  flight_push(t, p, pkt, now);
+  transmit(t, p, pkt, now);
+  return 1;
+}
+
 GASNETI_HOT
 void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
   if (p->gone || (!p->rep_q.head && !p->req_q.head)) return; /* an ack freed room, none wait */
   amudp_pkt_t *burst = NULL; /* first datagram sent by this call */
   amudp_tx_begin(t); /* the burst leaves in one sendmmsg() */
   for (;;) {
-    uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
-    uint32_t used = p->snd_nxt - una;
-    size_t wb = t->tun.window_bytes;
-    /* bytes in flight = min(credit window, congestion window) (amudp_cc.c) */
-    size_t rep_cap = amudp_cc_window(p, wb);
-    size_t req_cap = amudp_cc_window(p, t->tun.req_window_bytes);
     amudp_fifo_t *q;
-    /* Replies may fill the whole window (datagrams and bytes); requests only
-     * `credits` datagrams and the same share of the bytes. An empty window
-     * always admits one datagram, however large. */
-    if (p->rep_q.head && used < t->tun.window &&
-        (!p->fl_head || p->fl_bytes + p->rep_q.head->wirelen <= rep_cap))
+    if (p->rep_q.head && window_admits(t, p, 1, p->rep_q.head->wirelen))
       q = &p->rep_q;
-    else if (p->req_q.head && used < t->tun.credits &&
-             (!p->fl_head || p->fl_bytes + p->req_q.head->wirelen <= req_cap))
+    else if (p->req_q.head && window_admits(t, p, 0, p->req_q.head->wirelen))
       q = &p->req_q;
     else
       break;
     amudp_pkt_t *pkt = queue_pop(t, p, q);
     if (t->tun.agg && q->head) {
       size_t room = p->mtu < t->tun.agg_bytes ? p->mtu : t->tun.agg_bytes;
-      size_t cap = q == &p->rep_q ? rep_cap : req_cap;
+      size_t cap = window_cap(t, p, q == &p->rep_q);
       if (p->fl_head) { /* the bytes window still binds */
         size_t left = cap > p->fl_bytes ? cap - p->fl_bytes : 0;
         if (left < room) room = left;
       }
       pkt = agg_build(t, p, q, pkt, room);
     }
-    pkt->seq = p->snd_nxt++;
-    pkt->next = NULL;
-    pkt->prev = p->fl_tail;
-    if (p->fl_tail) p->fl_tail->next = pkt; else p->fl_head = pkt;
-    p->fl_tail = pkt;
-    p->fl_bytes += pkt->wirelen;
-    t->fl_bytes += pkt->wirelen;
-    if (t->nfl++ == 0) t->fl_since_ns = now;
+    flight_push(t, p, pkt, now);
     transmit(t, p, pkt, now);
     if (!burst) burst = pkt;
   }
