@@ -3,8 +3,10 @@
  *
  * Sending. Every DATA datagram gets the next sequence number of its peer
  * when it is first transmitted, and stays on the peer's in-flight list
- * (seq order) until acknowledged. Datagrams wait in one of two queues until
- * the window admits them: replies first, up to `window` datagrams in flight;
+ * (seq order) until acknowledged. A datagram that finds the window open
+ * and nothing queued for its peer leaves at once (amudp_rel_send_now);
+ * others wait in one of two queues until the window admits them
+ * (amudp_rel_pump): replies first, up to `window` datagrams in flight;
  * requests only up to `credits` in flight, so the rest of the window is
  * always free for replies (a request handler's reply never waits behind
  * requests, and amudp_send never blocks a reply). The bytes in flight stay
