@@ -7,7 +7,9 @@
  * One non-blocking UDP socket per rank for data, and one its peers send
  * their standalone ACKs to (the ack socket, read when amudp_ack_read_due
  * says). The hot path reads them directly (recvfrom, or recvmmsg while
- * datagrams keep coming) and writes with sendmsg() from an iovec; timers
+ * datagrams keep coming) and writes a lone datagram by the peer socket
+ * connected to its destination (amudp_peer_socket), a batch by the data
+ * socket (amudp_fault.c); timers
  * are a deadline checked on each poll. The sockets are in the core's one
  * wait (cfg.watch) only while it sleeps (amudp_watch, amudp_unwatch): the
  * data socket at every sleep, the ack socket when acks are waited on; the
@@ -83,6 +85,7 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
                                          AMUDP_MTU_MAX);
   u->cc = (int)amudp_env_num(t, "GASNET_UDP_CC", 1, 0, 2);
   u->cc_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_CC_DELAY_US", 2000, 10, 1e6) * 1e3);
+  u->peer_sockets = (uint32_t)amudp_env_num(t, "GASNET_UDP_PEER_SOCKETS", 64, 0, 65536);
   snprintf(t->dead_msg, sizeof t->dead_msg,
            "no answer for %g s: dead or stopped", timeout);
 }
@@ -115,6 +118,24 @@ static int sa_equal(const struct sockaddr_storage *a, const struct sockaddr_stor
          (!with_port || x->sin6_port == y->sin6_port);
 }
 
+static uint16_t sa_port(const struct sockaddr_storage *ss) { /* network byte order */
+  return ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port
+                                  : ((const struct sockaddr_in6 *)ss)->sin6_port;
+}
+
+static void sa_set_port(struct sockaddr_storage *ss, uint16_t port) {
+  if (ss->ss_family == AF_INET) ((struct sockaddr_in *)ss)->sin_port = port;
+  else ((struct sockaddr_in6 *)ss)->sin6_port = port;
+}
+
+/* Sent by p: from its data socket, or from one of its peer sockets (its
+ * send port). */
+static int from_peer(const struct sockaddr_storage *from, const amudp_peer_t *p) {
+  uint16_t port = sa_port(from);
+  return sa_equal(from, &p->addr, 0) &&
+         (port == sa_port(&p->addr) || (port == p->send_port && port != 0));
+}
+
 /* The blob: core/transport_addr.h's (8 or 20 bytes), then
  *   AMUDP_ADDR_ACK_PORT   2  the port of our ack socket, network byte order,
  *                            or 0 when ACKs go to the data socket;
@@ -123,11 +144,14 @@ static int sa_equal(const struct sockaddr_storage *a, const struct sockaddr_stor
  *   AMUDP_ADDR_IDLE_US    4  how long we hold an ack nobody waits on
  *                            (GASNET_UDP_ACK_DELAY_IDLE_US), little-endian:
  *                            our peers allow that much before they resend
- *                            to us (amudp_reliable.c: transmit). */
+ *                            to us (amudp_reliable.c: transmit);
+ *   AMUDP_ADDR_SEND_PORT  2  the port our peer sockets send from, network
+ *                            byte order, or 0 when we have none. */
 #define AMUDP_ADDR_ACK_PORT 20
 #define AMUDP_ADDR_WIRE     22
 #define AMUDP_ADDR_IDLE_US  24
-#define AMUDP_ADDR_LEN      28
+#define AMUDP_ADDR_SEND_PORT 28
+#define AMUDP_ADDR_LEN      30
 _Static_assert(AMUDP_ADDR_LEN <= GASNETC_ADDR_MAX, "the amudp fields fit the blob");
 
 static int amudp_address(gasnetc_transport_t *t, void *blob, size_t *len) {
@@ -137,6 +161,7 @@ static int amudp_address(gasnetc_transport_t *t, void *blob, size_t *len) {
   memcpy(b + AMUDP_ADDR_ACK_PORT, &t->ack_port, 2);
   b[AMUDP_ADDR_WIRE] = AMUDP_VERSION;
   gasneti_put_le32(b + AMUDP_ADDR_IDLE_US, (uint32_t)(t->tun.ack_idle_ns / 1000));
+  memcpy(b + AMUDP_ADDR_SEND_PORT, &t->send_port, 2);
   *len = AMUDP_ADDR_LEN;
   return 0;
 }
@@ -156,10 +181,8 @@ static int addr_decode(const unsigned char *b, uint32_t r, amudp_peer_t *p) {
   memcpy(&p->ack_addr, &p->addr, sizeof p->ack_addr);
   uint16_t port;
   memcpy(&port, b + AMUDP_ADDR_ACK_PORT, 2);
-  if (port) { /* network byte order, as sin_port */
-    if (p->addr.ss_family == AF_INET) ((struct sockaddr_in *)&p->ack_addr)->sin_port = port;
-    else ((struct sockaddr_in6 *)&p->ack_addr)->sin6_port = port;
-  }
+  if (port) sa_set_port(&p->ack_addr, port); /* network byte order, as sin_port */
+  memcpy(&p->send_port, b + AMUDP_ADDR_SEND_PORT, 2);
   p->ack_idle_ns = (uint64_t)gasneti_get_le32(b + AMUDP_ADDR_IDLE_US) * 1000;
   return 0;
 }
@@ -168,14 +191,18 @@ static int addr_decode(const unsigned char *b, uint32_t r, amudp_peer_t *p) {
 
 static void amudp_close(gasnetc_transport_t *t);
 
+/* The FORCE variants pass rmem_max/wmem_max when we may (root). */
+static void sock_sndbuf(int fd, int want) {
+  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof want) != 0)
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
+}
+
 static void amudp_sockbufs(gasnetc_transport_t *t) {
   int want = t->tun.sockbuf;
   socklen_t sl = sizeof(int);
-  /* The FORCE variants pass rmem_max/wmem_max when we may (root). */
   if (setsockopt(t->fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof want) != 0)
     setsockopt(t->fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof want);
-  if (setsockopt(t->fd, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof want) != 0)
-    setsockopt(t->fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
+  sock_sndbuf(t->fd, want);
   getsockopt(t->fd, SOL_SOCKET, SO_RCVBUF, &t->rcvbuf_got, &sl);
   sl = sizeof(int);
   getsockopt(t->fd, SOL_SOCKET, SO_SNDBUF, &t->sndbuf_got, &sl);
@@ -191,21 +218,72 @@ static void amudp_sockbufs(gasnetc_transport_t *t) {
  * it only while we wait on acks, so an ACK does not wake a rank that sleeps
  * with nothing it waits on; when it is read: amudp_ack_read_due. If it
  * cannot be had, peers send ACKs to the one socket, as before. */
-static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
+/* A socket bound to our data socket's address (bound: as bound, maybe the
+ * wildcard) and `port` (0: any), with SO_REUSEPORT if reuse; its port into
+ * *got. Returns it, or -1. */
+static int bound_socket(const struct sockaddr_storage *bound, uint16_t port, int reuse,
+                        uint16_t *got) {
   struct sockaddr_storage a;
   memcpy(&a, bound, sizeof a);
-  if (a.ss_family == AF_INET) ((struct sockaddr_in *)&a)->sin_port = 0;
-  else ((struct sockaddr_in6 *)&a)->sin6_port = 0;
+  sa_set_port(&a, port);
   socklen_t len = a.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-  int s = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (s < 0 || bind(s, (struct sockaddr *)&a, len) != 0 ||
+  int s = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), on = 1;
+  if (s < 0 || (reuse && setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) != 0) ||
+      bind(s, (struct sockaddr *)&a, len) != 0 ||
       getsockname(s, (struct sockaddr *)&a, &len) != 0) {
     if (s >= 0) close(s);
+    return -1;
+  }
+  *got = sa_port(&a);
+  return s;
+}
+
+static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
+  t->afd = bound_socket(bound, 0, 0, &t->ack_port);
+  if (t->afd < 0) t->ack_port = 0;
+}
+
+/* Peer sockets (docs/transports.md, "Peer sockets"). A datagram sent by a
+ * UDP socket connected to its destination leaves without a route lookup
+ * (the kernel keeps the route it found at connect): a raw 16-byte
+ * ping-pong on loopback took 10.2 us a round trip by sendto() on one
+ * unconnected socket, 8.9 us by send() on connected ones (12 interleaved
+ * runs, this project's 2-core VM). So datagrams to a peer's data socket
+ * leave by a socket of our own connected to it, opened at the first one
+ * (amudp_peer_socket), when not in a send batch (sendmmsg needs one socket
+ * for many peers). All our peer sockets share one port, the send port, that
+ * our address blob advertises beside the data socket's: peers take our
+ * datagrams from either (from_peer). Nothing is ever sent to the send port,
+ * so the peer sockets, which would each take what its peer sent there,
+ * read nothing: everything still arrives at the data socket. t->sfd, bound
+ * at open, holds the port (SO_REUSEPORT lets the peer sockets bind to it
+ * too); it is never connected, and a stray datagram to it waits in its
+ * smallest of buffers until close. */
+static void amudp_send_port(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
+  int small = 1;
+  if (!t->tun.peer_sockets || (t->sfd = bound_socket(bound, 0, 1, &t->send_port)) < 0) {
+    t->sfd = -1;
+    t->send_port = 0;
     return;
   }
-  t->afd = s;
-  memcpy(&t->ack_port, a.ss_family == AF_INET ? (void *)&((struct sockaddr_in *)&a)->sin_port
-                                              : (void *)&((struct sockaddr_in6 *)&a)->sin6_port, 2);
+  setsockopt(t->sfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+}
+
+int amudp_peer_socket(gasnetc_transport_t *t, amudp_peer_t *p) {
+  if (p->sfd != -1) return p->sfd;
+  p->sfd = -2;
+  if (t->sfd < 0 || t->nsfd >= t->tun.peer_sockets) return -1;
+  uint16_t port;
+  int s = bound_socket(&t->bound, t->send_port, 1, &port);
+  if (s < 0 || connect(s, (const struct sockaddr *)&p->addr, p->addrlen) != 0) {
+    if (s >= 0) close(s);
+    AMUDP_COUNT(t, peer_socket_errors, 1);
+    return -1;
+  }
+  sock_sndbuf(s, t->tun.sockbuf);
+  AMUDP_COUNT(t, peer_sockets, 1);
+  t->nsfd++;
+  return p->sfd = s;
 }
 
 static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t *cfg) {
@@ -218,6 +296,7 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   int rc = 0;
   t->fd = -1;
   t->afd = -1;
+  t->sfd = -1;
   t->cfg = *cfg;
   t->next_deadline_ns = UINT64_MAX;
 #if GASNETC_THREADS
@@ -271,7 +350,9 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
     fprintf(stderr, "amudp: getsockname: %s\n", strerror(errno));
     goto fail;
   }
-  if (t->tun.ack_socket) amudp_ack_socket(t, &t->self);
+  memcpy(&t->bound, &t->self, sizeof t->bound);
+  if (t->tun.ack_socket) amudp_ack_socket(t, &t->bound);
+  amudp_send_port(t, &t->bound);
   if (sa_is_wildcard(&t->self)) { /* advertise something peers can reach */
     if (t->self.ss_family == AF_INET)
       ((struct sockaddr_in *)&t->self)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -301,6 +382,7 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
   for (uint32_t r = 0; r < t->cfg.nranks; r++) {
     amudp_peer_t *p = &t->peers[r];
     p->rank = r;
+    p->sfd = -1;
     if (r == t->cfg.myrank || !serves[r]) {
       p->gone = 1; /* the core handles loopback; another transport serves r */
       continue;
@@ -415,7 +497,7 @@ int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, in
     return -1;
   }
   amudp_peer_t *p = &t->peers[it->h.src];
-  if (!sa_equal(from, &p->addr, 1)) { /* right key, wrong sender address */
+  if (!from_peer(from, p)) { /* right key, wrong sender address */
     AMUDP_COUNT(t, bad_addr, 1);
     AMUDP_COUNT(t, bad_datagrams, 1);
     return -1;
@@ -876,6 +958,7 @@ static void amudp_close(gasnetc_transport_t *t) {
     amudp_rel_gone(t, &t->peers[r], 0, NULL);
     t->peers[r].gone = 1;
     amudp_frag_peer_free(&t->peers[r]);
+    if (t->peers[r].sfd >= 0) close(t->peers[r].sfd);
   }
   amudp_borrow_run(t); /* what was dropped unacknowledged */
   while (t->pkt_free) {
@@ -898,6 +981,7 @@ static void amudp_close(gasnetc_transport_t *t) {
     if (t->afd_watched) t->cfg.watch(t->cfg.ctx, t->afd, 0);
     close(t->afd);
   }
+  if (t->sfd >= 0) close(t->sfd);
   amudp_fault_free(t);
   free(t->txq);
 #if GASNETC_THREADS

@@ -103,14 +103,21 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
   memset(&mh, 0, sizeof mh);
   mh.msg_name = (void *)dest_of(p, iov);
   mh.msg_namelen = p->addrlen;
+  int fd = mh.msg_name == (void *)&p->addr ? amudp_peer_socket(t, p) : -1;
+  if (fd >= 0) { /* connected to it (amudp.c, amudp_send_port) */
+    mh.msg_name = NULL;
+    mh.msg_namelen = 0;
+  } else {
+    fd = t->fd;
+  }
   mh.msg_iov = (struct iovec *)iov;
   mh.msg_iovlen = (size_t)iovcnt;
   unsigned char buf[AMUDP_GATHER_MAX];
   size_t len;
   const void *flat = flatten(buf, iov, iovcnt, &len);
-  for (int tries = 0;;) {
-    ssize_t n = flat ? gasneti_sys_sendto(t->fd, flat, len, 0, mh.msg_name, mh.msg_namelen)
-                     : gasneti_sys_sendmsg(t->fd, &mh, 0);
+  for (int tries = 0, refused = 0;;) {
+    ssize_t n = flat ? gasneti_sys_sendto(fd, flat, len, 0, mh.msg_name, mh.msg_namelen)
+                     : gasneti_sys_sendmsg(fd, &mh, 0);
     AMUDP_COUNT(t, sendmsg_calls, 1);
     if (n >= 0) {
       AMUDP_COUNT(t, datagrams_sent, 1);
@@ -118,9 +125,17 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
       return;
     }
     if (errno == EINTR) continue;
+    /* A connected socket reports here that an earlier datagram found no
+     * socket at the peer (ICMP port unreachable: it has closed, or not yet
+     * bound). This one was not sent: send it, as the data socket would
+     * have, and leave the peer's fate to retransmission and liveness. */
+    if (errno == ECONNREFUSED && !refused++) {
+      AMUDP_COUNT(t, send_refused, 1);
+      continue;
+    }
     if ((errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) &&
         tries++ < AMUDP_EAGAIN_TRIES) {
-      struct pollfd pf = {t->fd, POLLOUT, 0};
+      struct pollfd pf = {fd, POLLOUT, 0};
       poll(&pf, 1, 1);
       continue;
     }

@@ -136,7 +136,7 @@
   X(sendmsg_calls) X(sendmmsg_calls) X(gso_sends) X(gso_segments)         \
   X(recv_calls) X(gro_datagrams) X(gro_segments) X(cc_cuts_loss)       \
   X(cc_cuts_delay) X(cc_cuts_rto) X(cc_undos) X(bad_version)            \
-  X(sends_borrowed)
+  X(sends_borrowed) X(peer_sockets) X(peer_socket_errors) X(send_refused)
 
 enum {
 #define AMUDP_X_ENUM(name) AMUDP_C_##name,
@@ -213,6 +213,10 @@ typedef struct amudp_peer {
   uint32_t rank;
   struct sockaddr_storage addr;
   socklen_t addrlen;
+  int sfd;                    /* our peer socket, connected to its data socket
+                                 (amudp_peer_socket): -1 none yet, -2 none */
+  uint16_t send_port;         /* its peer sockets' port, network byte order
+                                 (0: none): it sends from there too */
   struct sockaddr_storage ack_addr; /* its ack socket: where our ACKs go */
   uint32_t mtu;               /* datagram bytes to this peer */
   /* send side */
@@ -277,6 +281,7 @@ typedef struct amudp_tun {
   uint64_t ack_idle_ns;       /* GASNET_UDP_ACK_DELAY_IDLE_US: when nobody waits */
   uint64_t timeout_ns, ping_ns;
   int sockbuf;
+  uint32_t peer_sockets;      /* GASNET_UDP_PEER_SOCKETS: most peer sockets open */
 } amudp_tun_t;
 
 /* Datagrams queued for one sendmmsg() (amudp_tx_begin .. amudp_tx_end): a
@@ -337,6 +342,9 @@ struct gasnetc_transport {
                                  address blob; peers send it their ACKs), or -1 */
   int afd_watched;            /* afd is in the core's wait: asleep, waiting on acks */
   uint16_t ack_port;          /* afd's port, network byte order (0: none) */
+  int sfd;                    /* holds the send port, or -1: no peer sockets */
+  uint16_t send_port;         /* the peer sockets' port, network byte order */
+  uint32_t nsfd;              /* peer sockets open */
   uint32_t afd_polls;         /* polls since afd was last read */
   uint32_t queued;            /* pkts waiting for a window, all peers */
   uint32_t nfl;               /* datagrams in flight (unacked), all peers */
@@ -347,6 +355,8 @@ struct gasnetc_transport {
                                  start of a new peer's RTO (amudp_reliable.c, peer_rto) */
   struct sockaddr_storage self;
   socklen_t selflen;
+  struct sockaddr_storage bound; /* as the data socket was bound (self may
+                                    name the wildcard's loopback instead) */
   int rcvbuf_got, sndbuf_got;
   int can_watch;              /* the core has a wait (cfg.watch) */
   int fd_watched;             /* fd is in it: the core sleeps (amudp_watch) */
@@ -450,6 +460,10 @@ void amudp_tx_begin(gasnetc_transport_t *t); /* lock held: queue sends ... */
 void amudp_tx_end(gasnetc_transport_t *t);   /* ... and send them, batched */
 
 /* amudp.c */
+/* The socket a datagram to p's data socket leaves by: p's peer socket,
+ * opened at the first while fewer than GASNET_UDP_PEER_SOCKETS are, or -1
+ * (none: the data socket, addressed). Lock held. */
+int amudp_peer_socket(gasnetc_transport_t *t, amudp_peer_t *p);
 /* Check one received datagram of len bytes from `from` (truncated: the
  * kernel cut it; late: read from the ack socket after a sleep, so no RTT
  * sample) and run its protocol part (acks, seq). Returns -1 if it was

@@ -57,8 +57,10 @@
 #include <stdint.h>
 
 #define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
-#define AMUDP_VERSION     4u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
-                                     ACK; raise at every change of what a datagram means */
+#define AMUDP_VERSION     5u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
+                                     ACK, 5: datagrams also from the send port (amudp.c);
+                                     raise at every change of what a datagram means or
+                                     where it may come from */
 #define AMUDP_HDR_LEN     64u
 #define AMUDP_SACK_BITS   64u     /* so the window is at most 64 datagrams */
 

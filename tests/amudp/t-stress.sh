@@ -38,6 +38,19 @@ GASNET_UDP_SENDMMSG=0 GASNET_UDP_MTU=1472 "$bin" 4 60 3
 # GASNET_UDP_AGG=0); counts and checksums are checked order-independently.
 echo "== AMUDP_TEST_BURST=100 t_amudp_stress 4 300 10"
 AMUDP_TEST_BURST=100 "$bin" 4 300 10
+# Peer sockets (docs/transports.md): by default every rank sends single
+# datagrams to each of its 3 peers by a socket connected to it; with
+# GASNET_UDP_PEER_SOCKETS=1 to one peer so and to the others from the data
+# socket (both ports accepted at once); with 0 all from the data socket.
+for ps in default 1 0; do
+  want=$([ $ps = default ] && echo 3 || echo $ps)
+  echo "== GASNET_UDP_PEER_SOCKETS=$ps t_amudp_stress 4 100 5"
+  if [ $ps = default ]; then out=$("$bin" 4 100 5) || { echo "$out"; exit 1; }
+  else out=$(GASNET_UDP_PEER_SOCKETS=$ps "$bin" 4 100 5) || { echo "$out"; exit 1; }; fi
+  echo "$out"
+  got=$(echo "$out" | grep -c "peer sockets $want (errors 0)\$" || true)
+  [ "$got" = 4 ] || { echo "GASNET_UDP_PEER_SOCKETS=$ps: $got of 4 ranks opened $want peer sockets"; exit 1; }
+done
 echo "== GASNET_UDP_ACK_SOCKET=0 (ACKs on the one socket) t_amudp_stress 4 100 5"
 GASNET_UDP_ACK_SOCKET=0 "$bin" 4 100 5
 # IPv6: bound to ::1 (skipped when the host has no IPv6 loopback).

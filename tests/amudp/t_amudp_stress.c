@@ -223,7 +223,7 @@ static int body(tjob_t *j, void *arg) {
          "retransmitted %lld, fast %lld, dup_dropped %lld, bad %lld, fault drop/dup/reorder %lld/%lld/%lld; "
          "aggregates %lld carrying %lld frames; aggregates lost once %lld carrying %lld frames; "
          "gso sends %lld carrying %lld datagrams, gro reads %lld; send calls %lld, recv calls %lld; "
-         "cc cuts loss/delay/rto %lld/%lld/%lld\n",
+         "cc cuts loss/delay/rto %lld/%lld/%lld; peer sockets %lld (errors %lld)\n",
          me, g_frames, (unsigned long long)requests, sent_bytes / 1e6, secs,
          (unsigned long long)g_frames_in, (unsigned long long)want_frames,
          (unsigned long long)g_placed_in, (unsigned long long)g_replies_in,
@@ -237,7 +237,8 @@ static int body(tjob_t *j, void *arg) {
          tjob_stat(j->t, "udp_gso_segments"), tjob_stat(j->t, "udp_gro_datagrams"),
          tjob_stat(j->t, "udp_sendmsg_calls") + tjob_stat(j->t, "udp_sendmmsg_calls"),
          tjob_stat(j->t, "udp_recv_calls"), tjob_stat(j->t, "udp_cc_cuts_loss"),
-         tjob_stat(j->t, "udp_cc_cuts_delay"), tjob_stat(j->t, "udp_cc_cuts_rto"));
+         tjob_stat(j->t, "udp_cc_cuts_delay"), tjob_stat(j->t, "udp_cc_cuts_rto"),
+         tjob_stat(j->t, "udp_peer_sockets"), tjob_stat(j->t, "udp_peer_socket_errors"));
   if (getenv("AMUDP_TEST_STATS") && me == 0) amudp_ops.stats(j->t, stdout);
   for (uint32_t r = 0; r < n; r++) { free(g_seen[r]); free(g_placed[r]); }
   free(g_seen); free(g_placed); free(g_replied); free(g_scratch); free(out);

@@ -164,7 +164,7 @@ static double raw_recv_step(raw_probe_t *p, uint32_t step, double mbit) {
 }
 
 static void raw_probe_path(const char *ip, double rate_mbit) {
-  raw_probe_t p = { -1, { 0 } };
+  raw_probe_t p = { -1, { 0 }, 0 };
   if (me == 0 || me == rcv) {
     raw_probe_open(&p);
     raw_probe_connect(&p, me == 0 ? rcv : 0, H_RAWPORT);

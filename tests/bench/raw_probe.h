@@ -7,7 +7,14 @@
  *   raw_probe_connect()     learn the peer's port through an AM (the
  *                           client registers RAW_PROBE_HANDLER_ENTRY(idx))
  *   raw_probe_pingpong()    busy-poll ping-pong of 16-byte datagrams: the
- *                           round trip any UDP AM layer stands on
+ *                           round trip any UDP AM layer stands on (sendto
+ *                           on the unconnected socket, as one socket for
+ *                           all peers sends)
+ *   raw_probe_connect_socket()  connect() the socket to the peer: then
+ *                           raw_probe_pingpong sends by send(), which
+ *                           skips the route lookup of each sendto (the
+ *                           floor of the library's peer sockets,
+ *                           docs/transports.md)
  *   raw_probe_stream()      one-way stream of RAW_PROBE_DGRAM-byte datagrams
  *                           with a window of RAW_PROBE_WINDOW unacknowledged
  *                           datagrams (the receiver acks every
@@ -159,9 +166,11 @@ static inline void raw_probe_placement(gasnet_handler_t h, char *buf, size_t len
 typedef struct {
   int fd;
   struct sockaddr_in peer;
+  int connected; /* raw_probe_connect_socket: send() */
 } raw_probe_t;
 
 static inline void raw_probe_open(raw_probe_t *p) {
+  p->connected = 0;
   p->fd = socket(AF_INET, SOCK_DGRAM, 0);
   struct sockaddr_in a = { .sin_family = AF_INET };
   a.sin_addr.s_addr = htonl(INADDR_ANY);
@@ -190,6 +199,16 @@ static inline void raw_probe_connect(raw_probe_t *p, gasnet_node_t peer, gasnet_
 
 static inline void raw_probe_close(raw_probe_t *p) { close(p->fd); }
 
+/* After raw_probe_connect: the socket connected to the peer's (both ranks). */
+static inline void raw_probe_connect_socket(raw_probe_t *p) {
+  p->connected = connect(p->fd, (struct sockaddr *)&p->peer, sizeof p->peer) == 0;
+}
+
+static inline void raw_probe_send16(raw_probe_t *p, const char *msg) {
+  if (p->connected) send(p->fd, msg, 16, 0);
+  else sendto(p->fd, msg, 16, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
+}
+
 /* Receive one datagram without blocking the GASNet side for long. */
 static inline ssize_t raw_probe_recv(raw_probe_t *p, void *buf, size_t len) {
   ssize_t r;
@@ -204,9 +223,9 @@ static inline double raw_probe_pingpong(raw_probe_t *p, int initiator, int iters
   double *rtt = malloc(sizeof *rtt * (size_t)iters), sum = 0;
   for (int i = -100; i < iters; i++) { /* 100 warm-up rounds */
     double t0 = raw_probe_now_us();
-    if (initiator) sendto(p->fd, msg, sizeof msg, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
+    if (initiator) raw_probe_send16(p, msg);
     raw_probe_recv(p, msg, sizeof msg);
-    if (!initiator) sendto(p->fd, msg, sizeof msg, 0, (struct sockaddr *)&p->peer, sizeof p->peer);
+    if (!initiator) raw_probe_send16(p, msg);
     if (i >= 0) { rtt[i] = raw_probe_now_us() - t0; sum += rtt[i]; }
   }
   *median = raw_probe_median(rtt, (size_t)iters);

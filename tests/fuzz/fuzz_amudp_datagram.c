@@ -67,6 +67,7 @@ static void addr_of(struct sockaddr_storage *ss, unsigned port) {
 static gasnetc_transport_t *fuzz_open(uint32_t isn, uint64_t now) {
   gasnetc_transport_t *t = calloc(1, sizeof *t);
   t->fd = -1;
+  t->sfd = -1; /* no peer sockets */
   t->cfg.myrank = 0;
   t->cfg.nranks = NRANKS;
   memset(t->cfg.job_key, 0x5a, GASNETC_KEY_LEN);
@@ -94,6 +95,7 @@ static gasnetc_transport_t *fuzz_open(uint32_t isn, uint64_t now) {
   for (uint32_t r = 0; r < NRANKS; r++) {
     amudp_peer_t *p = &t->peers[r];
     p->rank = r;
+    p->sfd = -1;
     if (r == 0) { p->gone = 1; continue; }
     addr_of(&p->addr, 20000 + r);
     p->addrlen = sizeof(struct sockaddr_in);
