@@ -213,11 +213,6 @@ static void amudp_sockbufs(gasnetc_transport_t *t) {
             want, t->rcvbuf_got / 2, t->sndbuf_got / 2);
 }
 
-/* The ack socket: a second socket, on a port of its own that our address
- * blob advertises, to which peers send their ACKs. The core's wait watches
- * it only while we wait on acks, so an ACK does not wake a rank that sleeps
- * with nothing it waits on; when it is read: amudp_ack_read_due. If it
- * cannot be had, peers send ACKs to the one socket, as before. */
 /* A socket bound to our data socket's address (bound: as bound, maybe the
  * wildcard) and `port` (0: any), with SO_REUSEPORT if reuse; its port into
  * *got. Returns it, or -1. */
@@ -238,6 +233,11 @@ static int bound_socket(const struct sockaddr_storage *bound, uint16_t port, int
   return s;
 }
 
+/* The ack socket: a second socket, on a port of its own that our address
+ * blob advertises, to which peers send their ACKs. The core's wait watches
+ * it only while we wait on acks, so an ACK does not wake a rank that sleeps
+ * with nothing it waits on; when it is read: amudp_ack_read_due. If it
+ * cannot be had, peers send ACKs to the one socket, as before. */
 static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
   t->afd = bound_socket(bound, 0, 0, &t->ack_port);
   if (t->afd < 0) t->ack_port = 0;
@@ -257,8 +257,9 @@ static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_stora
  * so the peer sockets, which would each take what its peer sent there,
  * read nothing: everything still arrives at the data socket. t->sfd, bound
  * at open, holds the port (SO_REUSEPORT lets the peer sockets bind to it
- * too); it is never connected, and a stray datagram to it waits in its
- * smallest of buffers until close. */
+ * too); it is never connected nor read, and its receive buffer is the
+ * smallest: a stray datagram sent to the send port waits there until
+ * close. */
 static void amudp_send_port(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
   int small = 1;
   if (!t->tun.peer_sockets || (t->sfd = bound_socket(bound, 0, 1, &t->send_port)) < 0) {
