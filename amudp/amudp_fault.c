@@ -125,11 +125,14 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
       return;
     }
     if (errno == EINTR) continue;
-    /* A connected socket reports here that an earlier datagram found no
-     * socket at the peer (ICMP port unreachable: it has closed, or not yet
-     * bound). This one was not sent: send it, as the data socket would
-     * have, and leave the peer's fate to retransmission and liveness. */
-    if (errno == ECONNREFUSED && !refused++) {
+    /* A connected socket reports here the ICMP error an earlier datagram
+     * drew: no socket at the peer (port unreachable: it has closed) or no
+     * way to its host. This one was not sent: send it, as the data socket,
+     * which hears of no ICMP error, would have, and leave the peer's fate
+     * to retransmission and liveness. */
+    if (fd != t->fd && !refused++ &&
+        (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH ||
+         errno == EHOSTDOWN)) {
       AMUDP_COUNT(t, send_refused, 1);
       continue;
     }
