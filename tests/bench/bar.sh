@@ -17,9 +17,9 @@ cd "$top/tests/bench" || exit 1
 
 clean=$(GASNET_SUPERNODE_MAXSIZE=1 "$run" -n 2 ./am_pingpong "$n" 2>&1) || { echo "$clean"; exit 1; }
 lossy=$(GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_DROP=0.1 "$run" -n 2 ./am_pingpong "$n" 2>&1) || { echo "$lossy"; exit 1; }
-raw=$(echo "$clean" | awk '/^raw UDP/ {print $6, $7}')
-am=$(echo "$clean" | awk '/^AM Short 0 args/ {print $5, $6}')
-loss=$(echo "$lossy" | awk '/^AM Short 0 args/ {print $5, $6}')
+raw=$(echo "$clean" | awk '/^raw UDP busy-poll/ {print $6, $7; exit}')
+am=$(echo "$clean" | awk '/^AM Short 0 args/ {print $5, $6; exit}')
+loss=$(echo "$lossy" | awk '/^AM Short 0 args/ {print $5, $6; exit}')
 echo "1. small AM round trip (mean / median, us), $n round trips, 2 ranks on this host"
 echo "   raw UDP busy-poll ping-pong: $raw"
 echo "   AM Short round trip:         $am"

@@ -15,12 +15,13 @@ echo "== with the shared-memory bypass (GASNET_SUPERNODE_MAXSIZE=0)"
 GASNET_SUPERNODE_MAXSIZE=0 "$GASNETRUN" -n 2 ./am_pingpong 1000 2>&1 | grep -E '^(AM|raw)'
 lossy=$(GASNET_SUPERNODE_MAXSIZE=1 GASNET_UDP_DROP=0.1 "$GASNETRUN" -n 2 ./am_pingpong 1000 2>&1); rc2=$?
 echo "$lossy"
-c=$(echo "$clean" | awk '/^AM Short 0 args/ {print $5}')
-cm=$(echo "$clean" | awk '/^AM Short 0 args/ {print $6}')
-r=$(echo "$clean" | awk '/^raw UDP/ {print $6}')
-rm_=$(echo "$clean" | awk '/^raw UDP/ {print $7}')
-l=$(echo "$lossy" | awk '/^AM Short 0 args/ {print $5}')
-rr=$(echo "$clean" | sed -n 's/.*ratio of means \([0-9.]*\)x, of medians \([0-9.]*\)x.*/\1 \2/p')
+# The round-trip table's rows (the floods' rows below it have the same labels).
+c=$(echo "$clean" | awk '/^AM Short 0 args/ {print $5; exit}')
+cm=$(echo "$clean" | awk '/^AM Short 0 args/ {print $6; exit}')
+r=$(echo "$clean" | awk '/^raw UDP busy-poll/ {print $6; exit}')
+rm_=$(echo "$clean" | awk '/^raw UDP busy-poll/ {print $7; exit}')
+l=$(echo "$lossy" | awk '/^AM Short 0 args/ {print $5; exit}')
+rr=$(echo "$clean" | sed -n 's/^summary: Short AM round trip.*ratio of means \([0-9.]*\)x, of medians \([0-9.]*\)x.*/\1 \2/p')
 awk -v c="$c" -v cm="$cm" -v r="$r" -v rm="$rm_" -v l="$l" -v rr="$rr" 'BEGIN {
   if (c == "" || l == "" || rr == "") exit;
   split(rr, q, " ");
