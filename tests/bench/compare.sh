@@ -193,7 +193,7 @@ parse() { # ID < output
       if (/^put/) { rec("F", label(1, NF - 1), "MB/s", $NF, "raw TCP stream, spinning rd"); next }
       if (NF < 3 || !num($NF) || !num($(NF - 1))) next
       l = label(1, NF - 2)
-      # am_pingpong's second probe (connected sockets) is a probe, not the figures' reference
+      # the second probe of am_pingpong (connected sockets) is not the reference of the figures
       if (sec == "rtt" && l ~ /^raw /) { if (l !~ /connected/) raw = l; rec("P", l " mean", "us", $(NF - 1), ""); rec("P", l " median", "us", $NF, ""); next }
       if (sec == "rtt") { rec("F", l " mean", "us", $(NF - 1), raw " mean"); rec("F", l " median", "us", $NF, raw " median"); next }
       if (sec == "flood") rec("F", "flood " l, "msgs/s", $(NF - 1), raw " median")
