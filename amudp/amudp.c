@@ -104,18 +104,14 @@ static int sa_is_loopback(const struct sockaddr_storage *ss) {
   return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
 }
 
-/* Same family and IP (port ignored unless with_port). */
-static int sa_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b,
-                    int with_port) {
+/* Same family and IP (ports not compared). */
+static int sa_same_ip(const struct sockaddr_storage *a, const struct sockaddr_storage *b) {
   if (a->ss_family != b->ss_family) return 0;
-  if (a->ss_family == AF_INET) {
-    const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
-    return x->sin_addr.s_addr == y->sin_addr.s_addr &&
-           (!with_port || x->sin_port == y->sin_port);
-  }
-  const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
-  return !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr) &&
-         (!with_port || x->sin6_port == y->sin6_port);
+  if (a->ss_family == AF_INET)
+    return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+           ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+  return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                 &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
 }
 
 static uint16_t sa_port(const struct sockaddr_storage *ss) { /* network byte order */
@@ -132,7 +128,7 @@ static void sa_set_port(struct sockaddr_storage *ss, uint16_t port) {
  * send port). */
 static int from_peer(const struct sockaddr_storage *from, const amudp_peer_t *p) {
   uint16_t port = sa_port(from);
-  return sa_equal(from, &p->addr, 0) &&
+  return sa_same_ip(from, &p->addr) &&
          (port == sa_port(&p->addr) || (port == p->send_port && port != 0));
 }
 
@@ -214,8 +210,8 @@ static void amudp_sockbufs(gasnetc_transport_t *t) {
 }
 
 /* A socket bound to our data socket's address (bound: as bound, maybe the
- * wildcard) and `port` (0: any), with SO_REUSEPORT if reuse; its port into
- * *got. Returns it, or -1. */
+ * wildcard) and `port` (0: any), with SO_REUSEPORT if reuse; the port it
+ * got into *got unless got is NULL. Returns it, or -1. */
 static int bound_socket(const struct sockaddr_storage *bound, uint16_t port, int reuse,
                         uint16_t *got) {
   struct sockaddr_storage a;
@@ -225,11 +221,11 @@ static int bound_socket(const struct sockaddr_storage *bound, uint16_t port, int
   int s = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), on = 1;
   if (s < 0 || (reuse && setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on) != 0) ||
       bind(s, (struct sockaddr *)&a, len) != 0 ||
-      getsockname(s, (struct sockaddr *)&a, &len) != 0) {
+      (got && getsockname(s, (struct sockaddr *)&a, &len) != 0)) {
     if (s >= 0) close(s);
     return -1;
   }
-  *got = sa_port(&a);
+  if (got) *got = sa_port(&a);
   return s;
 }
 
@@ -274,8 +270,7 @@ int amudp_peer_socket(gasnetc_transport_t *t, amudp_peer_t *p) {
   if (p->sfd != -1) return p->sfd;
   p->sfd = -2;
   if (t->sfd < 0 || t->nsfd >= t->tun.peer_sockets) return -1;
-  uint16_t port;
-  int s = bound_socket(&t->bound, t->send_port, 1, &port);
+  int s = bound_socket(&t->bound, t->send_port, 1, NULL);
   if (s < 0 || connect(s, (const struct sockaddr *)&p->addr, p->addrlen) != 0) {
     if (s >= 0) close(s);
     AMUDP_COUNT(t, peer_socket_errors, 1);
@@ -395,7 +390,7 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
       t->peers = NULL;
       return rc;
     }
-    int on_host = sa_is_loopback(&p->addr) || sa_equal(&p->addr, &t->self, 0);
+    int on_host = sa_is_loopback(&p->addr) || sa_same_ip(&p->addr, &t->self);
     uint32_t host_mtu = p->addr.ss_family == AF_INET6 ? AMUDP_MTU_LOOPBACK6 : AMUDP_MTU_LOOPBACK;
     p->mtu = t->tun.mtu ? t->tun.mtu : on_host ? host_mtu : AMUDP_MTU_ETHERNET;
     amudp_rel_peer_init(t, p, now);
