@@ -221,6 +221,7 @@ parse() { # ID < output
       l = label(1, NF - 2)
       if (sec == "lat" && l ~ /^raw /) { rec("P", "raw UDP rtt mean", "us", $(NF - 1), ""); rec("P", "raw UDP rtt median", "us", $NF, ""); next }
       if (sec == "lat") { rec("F", l " mean", "us", $(NF - 1), "raw UDP rtt mean"); rec("F", l " median", "us", $NF, "raw UDP rtt median"); next }
+      if (sec == "bar" && l ~ /^raw UDP gather/) { rec("P", "raw UDP gather mean", "us", $(NF - 1), ""); rec("P", "raw UDP gather median", "us", $NF, ""); next }
       if (sec == "bar" && l ~ /^raw /) { rec("P", "raw UDP barrier mean", "us", $(NF - 1), ""); rec("P", "raw UDP barrier median", "us", $NF, ""); next }
       if (sec == "bar") { rec("F", l " mean", "us", $(NF - 1), "raw UDP barrier mean"); rec("F", l " median", "us", $NF, "raw UDP barrier median") }
       next

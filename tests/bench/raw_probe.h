@@ -33,6 +33,12 @@
  *                           UDP (the client registers
  *                           RAW_PROBE_PORTS_HANDLER_ENTRY(idx)): the floor
  *                           under gasnet_barrier, with the same pattern
+ *   raw_probe_gather_run()  on the same sockets, a gather barrier: every
+ *                           rank arrives at rank 0, which then releases
+ *                           them all, by sockets connected to the peer (as
+ *                           the library's peer sockets send): the floor
+ *                           under the pattern gasnet_barrier takes on a
+ *                           crowded host (more ranks than CPUs)
  *   raw_probe_placement()   the CPU each rank runs on, as "c0,c1,..." on rank 0
  *   raw_probe_pin()         BENCH_PIN=c0,c1,...: rank i runs on CPU c[i mod n]
  *                           (sched_setaffinity; unset: wherever the kernel
@@ -336,6 +342,9 @@ static inline double raw_probe_flood(raw_probe_t *p, int initiator, int count, s
  * Once per process, with every rank on this host (it sends to 127.0.0.1;
  * RAW_PROBE_IP names one peer, not N). */
 #define RAW_PROBE_BARRIER_ROUNDS 32
+/* The gather barrier's tags, beyond any dissemination round (< 31 rounds). */
+#define RAW_PROBE_TAG_ARRIVE (RAW_PROBE_BARRIER_ROUNDS - 2)
+#define RAW_PROBE_TAG_RELEASE (RAW_PROBE_BARRIER_ROUNDS - 1)
 #define RAW_PROBE_SPIN_US 100 /* = GASNET_SPIN_USEC's default */
 static uint16_t *raw_probe_ports; /* [nodes]: every rank's barrier socket */
 static volatile int raw_probe_nports;
@@ -355,7 +364,10 @@ typedef struct {
   raw_probe_t p;
   int rounds, it;
   struct sockaddr_in peer[RAW_PROBE_BARRIER_ROUNDS];
-  int arrived[2][RAW_PROBE_BARRIER_ROUNDS];
+  int arrived[2][RAW_PROBE_BARRIER_ROUNDS]; /* by barrier parity and tag */
+  int *gfd;      /* [nodes]: the gather's sockets connected to a peer, -1 none */
+  int gathering; /* raw_probe_barrier_run times the gather */
+  int gwarm;     /* the gather's warm-up barriers done */
 } raw_probe_bar_t;
 
 /* Every rank's barrier socket, learnt through AM handler h. */
@@ -377,33 +389,74 @@ static inline void raw_probe_barrier_open(raw_probe_bar_t *b, gasnet_handler_t h
     b->peer[r].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   }
   b->it = -20; /* 20 warm-up barriers */
+  b->gfd = malloc(sizeof *b->gfd * n);
+  for (gasnet_node_t i = 0; i < n; i++) b->gfd[i] = -1;
 }
 
-/* One barrier; 0 when no datagram came for 2 s. */
+/* Wait for `need` datagrams of barrier `it` with tag `tag`, and take them;
+ * 0 when no datagram came for 2 s. */
+static inline int raw_probe_bar_wait(raw_probe_bar_t *b, int it, int tag, int need, int polite) {
+  double waiting = raw_probe_now_us();
+  while (b->arrived[it & 1][tag] < need) {
+    int32_t in[2];
+    if (recv(b->p.fd, in, sizeof in, MSG_DONTWAIT) == (ssize_t)sizeof in) {
+      b->arrived[in[0] & 1][in[1] & (RAW_PROBE_BARRIER_ROUNDS - 1)]++;
+      continue;
+    }
+    double idle = raw_probe_now_us() - waiting;
+    if (polite && idle < RAW_PROBE_SPIN_US) {
+      sched_yield();
+    } else if (polite) {
+      struct pollfd pf = { b->p.fd, POLLIN, 0 };
+      poll(&pf, 1, 100);
+    }
+    if (idle > 2e6) return 0;
+  }
+  b->arrived[it & 1][tag] -= need;
+  return 1;
+}
+
+/* One dissemination barrier; 0 when no datagram came for 2 s. */
 static inline int raw_probe_barrier_one(raw_probe_bar_t *b, int polite) {
   int it = b->it++;
   for (int r = 0; r < b->rounds; r++) {
     int32_t msg[2] = { it, r };
     sendto(b->p.fd, msg, sizeof msg, 0, (struct sockaddr *)&b->peer[r], sizeof b->peer[r]);
-    double waiting = raw_probe_now_us();
-    while (!b->arrived[it & 1][r]) {
-      int32_t in[2];
-      if (recv(b->p.fd, in, sizeof in, MSG_DONTWAIT) == (ssize_t)sizeof in) {
-        b->arrived[in[0] & 1][in[1] & (RAW_PROBE_BARRIER_ROUNDS - 1)]++;
-        continue;
-      }
-      double idle = raw_probe_now_us() - waiting;
-      if (polite && idle < RAW_PROBE_SPIN_US) {
-        sched_yield();
-      } else if (polite) {
-        struct pollfd pf = { b->p.fd, POLLIN, 0 };
-        poll(&pf, 1, 100);
-      }
-      if (idle > 2e6) return 0;
-    }
-    b->arrived[it & 1][r]--;
+    if (!raw_probe_bar_wait(b, it, r, 1, polite)) return 0;
   }
   return 1;
+}
+
+/* The gather's socket to peer i, connected to its barrier socket. */
+static inline int raw_probe_gather_fd(raw_probe_bar_t *b, gasnet_node_t i) {
+  if (b->gfd[i] < 0) {
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    a.sin_port = htons(raw_probe_ports[i]);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    b->gfd[i] = socket(AF_INET, SOCK_DGRAM, 0);
+    connect(b->gfd[i], (struct sockaddr *)&a, sizeof a);
+  }
+  return b->gfd[i];
+}
+
+/* One gather barrier: arrive at rank 0; rank 0, once all have, releases
+ * them in rank order. 0 when no datagram came for 2 s. */
+static inline int raw_probe_gather_one(raw_probe_bar_t *b, int polite) {
+  gasnet_node_t n = gasnet_nodes();
+  int it = b->it++;
+  int32_t msg[2] = { it, RAW_PROBE_TAG_ARRIVE };
+  if (gasnet_mynode() != 0) {
+    send(raw_probe_gather_fd(b, 0), msg, sizeof msg, 0);
+    return raw_probe_bar_wait(b, it, RAW_PROBE_TAG_RELEASE, 1, polite);
+  }
+  if (!raw_probe_bar_wait(b, it, RAW_PROBE_TAG_ARRIVE, (int)n - 1, polite)) return 0;
+  msg[1] = RAW_PROBE_TAG_RELEASE;
+  for (gasnet_node_t i = 1; i < n; i++) send(raw_probe_gather_fd(b, i), msg, sizeof msg, 0);
+  return 1;
+}
+
+static inline int raw_probe_bar_one(raw_probe_bar_t *b, int polite) {
+  return b->gathering ? raw_probe_gather_one(b, polite) : raw_probe_barrier_one(b, polite);
 }
 
 /* iters barriers (after the warm-up ones, on the first call): the mean us
@@ -411,12 +464,12 @@ static inline int raw_probe_barrier_one(raw_probe_bar_t *b, int polite) {
 static inline double raw_probe_barrier_run(raw_probe_bar_t *b, int iters, int polite,
                                            double *median) {
   while (b->it < 0)
-    if (!raw_probe_barrier_one(b, polite)) return -1;
+    if (!raw_probe_bar_one(b, polite)) return -1;
   double *t = malloc(sizeof *t * (size_t)iters), sum = 0, mean = -1;
   int i = 0;
   for (; i < iters; i++) {
     double t0 = raw_probe_now_us();
-    if (!raw_probe_barrier_one(b, polite)) break;
+    if (!raw_probe_bar_one(b, polite)) break;
     t[i] = raw_probe_now_us() - t0;
     sum += t[i];
   }
@@ -428,11 +481,30 @@ static inline double raw_probe_barrier_run(raw_probe_bar_t *b, int iters, int po
   return mean;
 }
 
+/* The same for the gather barrier, on the sockets of a dissemination
+ * barrier opened before (20 warm-up barriers on the first call). */
+static inline double raw_probe_gather_run(raw_probe_bar_t *b, int iters, int polite,
+                                          double *median) {
+  int ok = 1;
+  for (; ok && b->gwarm < 20; b->gwarm++) ok = raw_probe_gather_one(b, polite);
+  b->gathering = 1;
+  double mean = ok ? raw_probe_barrier_run(b, iters, polite, median) : -1;
+  b->gathering = 0;
+  return mean;
+}
+
+static inline void raw_probe_barrier_close(raw_probe_bar_t *b) {
+  for (gasnet_node_t i = 0; i < gasnet_nodes(); i++)
+    if (b->gfd[i] >= 0) close(b->gfd[i]);
+  free(b->gfd);
+  raw_probe_close(&b->p);
+}
+
 static inline double raw_probe_barrier(gasnet_handler_t h, int iters, int polite, double *median) {
   raw_probe_bar_t b;
   raw_probe_barrier_open(&b, h);
   double mean = raw_probe_barrier_run(&b, iters, polite, median);
-  raw_probe_close(&b.p);
+  raw_probe_barrier_close(&b);
   return mean;
 }
 
