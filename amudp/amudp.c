@@ -548,7 +548,8 @@ GASNETI_HOT
 static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *delivered) {
   AMUDP_LOCK(t);
   amudp_rxbatch_t *b = rx_batch_get(t);
-  int streaming = fd == t->afd || t->rx_hits >= 2; /* the ack socket: read in batches */
+  /* the ack socket: read in batches */
+  int streaming = fd == t->afd || t->rx_hits >= AMUDP_RX_STREAM_HITS;
   AMUDP_UNLOCK(t);
   if (!b) return 0;
   int gro = t->gro;
@@ -556,8 +557,8 @@ static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *
    * rank resets one, not AMUDP_RX_BATCH (a third of its instructions). */
   rx_batch_reset(b, streaming ? AMUDP_RX_BATCH : 1, gro);
   /* recvfrom() is the cheapest call when datagrams come one at a time (a
-   * ping-pong); once consecutive polls keep finding data, recvmmsg() takes
-   * up to AMUDP_RX_BATCH per call. */
+   * ping-pong, a barrier); once AMUDP_RX_STREAM_HITS consecutive polls have
+   * found data, recvmmsg() takes up to AMUDP_RX_BATCH per call. */
   int m;
   do {
     if (streaming) {

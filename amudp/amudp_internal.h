@@ -70,6 +70,14 @@
                                          full frames, so a pipeline of large sends
                                          does not fault in fresh pages each time */
 #define AMUDP_RX_BATCH     16         /* datagrams per recvmmsg() */
+/* Consecutive receive passes that found data before the data socket is
+ * read by recvmmsg() instead of recvfrom(): a barrier's leader, gathering
+ * its neighbours' arrivals one poll apart, stays on the cheaper call (at 2,
+ * the third arrival and the empty poll after it went by recvmmsg: 4
+ * ranks on 2 CPUs, 1.23-1.27x the raw gather barrier against 1.17-1.22x at
+ * 8; docs/performance.md, eleventh session); a flood still batches after
+ * a few datagrams. */
+#define AMUDP_RX_STREAM_HITS 8
 #define AMUDP_RX_ROUNDS    4          /* recvmmsg() calls per poll: bounds poll's work */
 /* recvmmsg() calls on the ack socket when it is read: until it is empty, up
  * to this bound (acks are not delivered, so each costs little). Read a
