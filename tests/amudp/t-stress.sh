@@ -45,8 +45,8 @@ AMUDP_TEST_BURST=100 "$bin" 4 300 10
 for ps in default 1 0; do
   want=$([ $ps = default ] && echo 3 || echo $ps)
   echo "== GASNET_UDP_PEER_SOCKETS=$ps t_amudp_stress 4 100 5"
-  if [ $ps = default ]; then out=$("$bin" 4 100 5) || { echo "$out"; exit 1; }
-  else out=$(GASNET_UDP_PEER_SOCKETS=$ps "$bin" 4 100 5) || { echo "$out"; exit 1; }; fi
+  setting=; [ $ps = default ] || setting=GASNET_UDP_PEER_SOCKETS=$ps
+  out=$(env $setting "$bin" 4 100 5) || { echo "$out"; exit 1; }
   echo "$out"
   got=$(echo "$out" | grep -c "peer sockets $want (errors 0)\$" || true)
   [ "$got" = 4 ] || { echo "GASNET_UDP_PEER_SOCKETS=$ps: $got of 4 ranks opened $want peer sockets"; exit 1; }

@@ -365,10 +365,17 @@ typedef struct {
   int rounds, it;
   struct sockaddr_in peer[RAW_PROBE_BARRIER_ROUNDS];
   int arrived[2][RAW_PROBE_BARRIER_ROUNDS]; /* by barrier parity and tag */
-  int *gfd;      /* [nodes]: the gather's sockets connected to a peer, -1 none */
-  int gathering; /* raw_probe_barrier_run times the gather */
-  int gwarm;     /* the gather's warm-up barriers done */
+  int *gfd;  /* [nodes]: the gather's sockets connected to a peer, -1 none */
+  int gwarm; /* the gather's warm-up barriers done */
 } raw_probe_bar_t;
+
+/* Rank i's barrier socket (on this host). */
+static inline struct sockaddr_in raw_probe_bar_addr(gasnet_node_t i) {
+  struct sockaddr_in a = { .sin_family = AF_INET };
+  a.sin_port = htons(raw_probe_ports[i]);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return a;
+}
 
 /* Every rank's barrier socket, learnt through AM handler h. */
 static inline void raw_probe_barrier_open(raw_probe_bar_t *b, gasnet_handler_t h) {
@@ -383,11 +390,8 @@ static inline void raw_probe_barrier_open(raw_probe_bar_t *b, gasnet_handler_t h
     if (i != me) gasnet_AMRequestShort1(i, h, ntohs(a.sin_port));
   GASNET_BLOCKUNTIL(raw_probe_nports == (int)n - 1);
   while (((gasnet_node_t)1 << b->rounds) < n) b->rounds++;
-  for (int r = 0; r < b->rounds; r++) {
-    b->peer[r].sin_family = AF_INET;
-    b->peer[r].sin_port = htons(raw_probe_ports[(me + ((gasnet_node_t)1 << r)) % n]);
-    b->peer[r].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  }
+  for (int r = 0; r < b->rounds; r++)
+    b->peer[r] = raw_probe_bar_addr((me + ((gasnet_node_t)1 << r)) % n);
   b->it = -20; /* 20 warm-up barriers */
   b->gfd = malloc(sizeof *b->gfd * n);
   for (gasnet_node_t i = 0; i < n; i++) b->gfd[i] = -1;
@@ -430,9 +434,7 @@ static inline int raw_probe_barrier_one(raw_probe_bar_t *b, int polite) {
 /* The gather's socket to peer i, connected to its barrier socket. */
 static inline int raw_probe_gather_fd(raw_probe_bar_t *b, gasnet_node_t i) {
   if (b->gfd[i] < 0) {
-    struct sockaddr_in a = { .sin_family = AF_INET };
-    a.sin_port = htons(raw_probe_ports[i]);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct sockaddr_in a = raw_probe_bar_addr(i);
     b->gfd[i] = socket(AF_INET, SOCK_DGRAM, 0);
     connect(b->gfd[i], (struct sockaddr *)&a, sizeof a);
   }
@@ -455,21 +457,15 @@ static inline int raw_probe_gather_one(raw_probe_bar_t *b, int polite) {
   return 1;
 }
 
-static inline int raw_probe_bar_one(raw_probe_bar_t *b, int polite) {
-  return b->gathering ? raw_probe_gather_one(b, polite) : raw_probe_barrier_one(b, polite);
-}
-
-/* iters barriers (after the warm-up ones, on the first call): the mean us
- * per barrier, *median the median; -1 when one was lost. */
-static inline double raw_probe_barrier_run(raw_probe_bar_t *b, int iters, int polite,
-                                           double *median) {
-  while (b->it < 0)
-    if (!raw_probe_bar_one(b, polite)) return -1;
+/* iters barriers of one kind (`one`): the mean us per barrier, *median the
+ * median; -1 when one was lost. */
+static inline double raw_probe_bar_loop(raw_probe_bar_t *b, int (*one)(raw_probe_bar_t *, int),
+                                        int iters, int polite, double *median) {
   double *t = malloc(sizeof *t * (size_t)iters), sum = 0, mean = -1;
   int i = 0;
   for (; i < iters; i++) {
     double t0 = raw_probe_now_us();
-    if (!raw_probe_bar_one(b, polite)) break;
+    if (!one(b, polite)) break;
     t[i] = raw_probe_now_us() - t0;
     sum += t[i];
   }
@@ -481,16 +477,22 @@ static inline double raw_probe_barrier_run(raw_probe_bar_t *b, int iters, int po
   return mean;
 }
 
+/* iters dissemination barriers (after 20 warm-up ones, on the first call):
+ * the mean us per barrier, *median the median; -1 when one was lost. */
+static inline double raw_probe_barrier_run(raw_probe_bar_t *b, int iters, int polite,
+                                           double *median) {
+  while (b->it < 0)
+    if (!raw_probe_barrier_one(b, polite)) return -1;
+  return raw_probe_bar_loop(b, raw_probe_barrier_one, iters, polite, median);
+}
+
 /* The same for the gather barrier, on the sockets of a dissemination
  * barrier opened before (20 warm-up barriers on the first call). */
 static inline double raw_probe_gather_run(raw_probe_bar_t *b, int iters, int polite,
                                           double *median) {
-  int ok = 1;
-  for (; ok && b->gwarm < 20; b->gwarm++) ok = raw_probe_gather_one(b, polite);
-  b->gathering = 1;
-  double mean = ok ? raw_probe_barrier_run(b, iters, polite, median) : -1;
-  b->gathering = 0;
-  return mean;
+  for (; b->gwarm < 20; b->gwarm++)
+    if (!raw_probe_gather_one(b, polite)) return -1;
+  return raw_probe_bar_loop(b, raw_probe_gather_one, iters, polite, median);
 }
 
 static inline void raw_probe_barrier_close(raw_probe_bar_t *b) {
