@@ -63,6 +63,12 @@ static void bar(void) {
   gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
 }
 
+/* One row of a latency table: its mean and median in us, or "lost". */
+static void row(const char *label, int ok, double mean, double median) {
+  if (ok) printf("%-30s %10.2f %10.2f\n", label, mean, median);
+  else printf("%-30s %10s %10s\n", label, "lost", "lost");
+}
+
 static double lat(int get, size_t n, int iters, double *median) {
   double *t = malloc(sizeof *t * (size_t)iters), sum = 0;
   char *remote = seg[1].addr;
@@ -180,14 +186,14 @@ int main(int argc, char **argv) {
     printf("# ext_bench: %u nodes, node 0 -> node 1, %d iterations, GASNET_UDP_DROP=%s\n",
            (unsigned)n, iters, drop ? drop : "0");
     printf("%-30s %10s %10s\n", "round trip / call", "mean(us)", "median(us)");
-    printf("%-30s %10.2f %10.2f\n", "raw UDP busy-poll 16 B", rawrtt, rawmed);
+    row("raw UDP busy-poll 16 B", 1, rawrtt, rawmed);
     double put8 = 0, put8med = 0;
     for (int get = 0; get < 2; get++)
       for (size_t sz = 8; sz <= 2048; sz *= 2) {
         double med, m = lat(get, sz, iters, &med);
         char label[40];
         snprintf(label, sizeof label, "gasnet_%s %zu B", get ? "get" : "put", sz);
-        printf("%-30s %10.2f %10.2f\n", label, m, med);
+        row(label, 1, m, med);
         if (!get && sz == 8) { put8 = m; put8med = med; }
       }
     printf("%-14s", "bandwidth MB/s");
@@ -287,14 +293,9 @@ int main(int argc, char **argv) {
            "mean(us)", "median(us)", BAR_ROUNDS, biters, cpus0);
     if (strcmp(cpus0, cpus1)) printf(", at the end %s", cpus1);
     printf(")\n");
-    if (!rawok) {
-      printf("%-30s %10s %10s\n", label, "lost", "lost");
-      printf("%-30s %10s %10s\n", glabel, "lost", "lost");
-    } else {
-      printf("%-30s %10.2f %10.2f\n", label, rawbar, rawall_med);
-      printf("%-30s %10.2f %10.2f\n", glabel, rawgather, rawgather_med);
-    }
-    printf("%-30s %10.2f %10.2f\n", "gasnet_barrier (anonymous)", mean, bmed);
+    row(label, rawok, rawbar, rawall_med);
+    row(glabel, rawok, rawgather, rawgather_med);
+    row("gasnet_barrier (anonymous)", 1, mean, bmed);
     printf("summary: barrier on %u nodes mean %.2f us / raw round trip mean %.2f us = %.2fx "
            "(median %.2f / %.2f = %.2fx), goal <= 4x\n", (unsigned)n, mean, rawrtt, mean / rawrtt,
            bmed, rawmed, bmed / rawmed);
