@@ -459,6 +459,72 @@ static void amshm_bell_again(gasnetc_transport_t *t, amshm_peer_t *p) {
     __atomic_fetch_or(&t->region->bell[p->pos / 64], 1ull << (p->pos % 64), __ATOMIC_RELAXED);
 }
 
+/* Is rec malformed, given reassembly state a? The records come from a
+ * rank of this job: a bad one is a bug (ours or memory corruption), never
+ * trusted to size a copy. */
+static int amshm_rec_bad(const amshm_ring_t *r, const amshm_rx_t *a, const amshm_rec_t *rec) {
+  int first = rec->flags & AMSHM_REC_FIRST, last = rec->flags & AMSHM_REC_LAST;
+  return rec->len < amshm_align16(sizeof *rec + rec->hdrlen + rec->fraglen) ||
+         rec->len > r->size || rec->hdrlen > GASNETC_HDR_MAX || rec->total > AMSHM_MAX_PAYLOAD ||
+         (first && last && rec->fraglen != rec->total) || (first && rec->fraglen > rec->total) ||
+         (first && a->active) ||
+         (!first && (!a->active || rec->fraglen > a->total - a->got ||
+                     (last && a->got + rec->fraglen != a->total)));
+}
+
+/* A whole frame in one record: to place()'s destination if it has one,
+ * else delivered where it lies in the ring. */
+static void amshm_rec_whole(gasnetc_transport_t *t, amshm_peer_t *p, const amshm_rec_t *rec) {
+  const gasnetc_transport_config_t *c = &t->cfg;
+  const uint8_t *hdr = (const uint8_t *)(rec + 1);
+  uint8_t *pay = (uint8_t *)hdr + rec->hdrlen;
+  void *dst = c->place ? c->place(c->ctx, p->rank, hdr, rec->hdrlen, rec->fraglen) : NULL;
+  if (dst) {
+    memcpy(dst, pay, rec->fraglen);
+    pay = dst;
+    AMSHM_COUNT(t, placed, 1);
+  }
+  AMSHM_COUNT(t, frames_received, 1);
+  AMSHM_COUNT(t, bytes_received, rec->fraglen);
+  c->deliver(c->ctx, p->rank, hdr, rec->hdrlen, pay, rec->fraglen);
+}
+
+/* The first record of a larger frame opens its reassembly in a: at
+ * place()'s destination, or in a buffer of our own. 0 or -ENOMEM. */
+static int amshm_rec_first(gasnetc_transport_t *t, amshm_peer_t *p, amshm_rx_t *a,
+                           const amshm_rec_t *rec) {
+  const gasnetc_transport_config_t *c = &t->cfg;
+  const uint8_t *body = (const uint8_t *)(rec + 1);
+  a->hdrlen = rec->hdrlen;
+  a->total = rec->total;
+  a->got = 0;
+  a->buf = NULL;
+  memcpy(a->hdr, body, rec->hdrlen);
+  a->dst = c->place ? c->place(c->ctx, p->rank, a->hdr, a->hdrlen, a->total) : NULL;
+  if (a->dst) {
+    AMSHM_COUNT(t, placed, 1);
+  } else {
+    /* the payload at an address congruent to hdrlen mod 16 */
+    a->buf = aligned_alloc(16, amshm_align16(a->total + 16));
+    if (!a->buf) return -ENOMEM;
+    a->dst = a->buf + (a->hdrlen & 15);
+  }
+  memcpy(a->dst, body + rec->hdrlen, rec->fraglen);
+  a->got = rec->fraglen;
+  a->active = 1;
+  return 0;
+}
+
+/* Records consumed from r: wake its producer if it waits for room. */
+static void amshm_room_freed(gasnetc_transport_t *t, amshm_peer_t *p, amshm_ring_t *r) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&r->ctl->want_space, __ATOMIC_RELAXED) &&
+      __atomic_exchange_n(&r->ctl->want_space, 0, __ATOMIC_RELAXED)) {
+    amshm_poke(p->wakefd);
+    AMSHM_COUNT(t, producer_wakes, 1);
+  }
+}
+
 /* Deliver the records of ring k from peer p, at most AMSHM_POLL_BUDGET. */
 static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
   amshm_ring_t *r = &p->rx[k];
@@ -467,74 +533,35 @@ static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
     amshm_bell_again(t, p);
     return 0;
   }
-  const gasnetc_transport_config_t *c = &t->cfg;
   amshm_rx_t *a = &p->asm_[k];
-  int n = 0, budget = AMSHM_POLL_BUDGET;
+  int n = 0, budget = AMSHM_POLL_BUDGET, consumed = 0, rc = 0;
   const amshm_rec_t *rec;
-  int consumed = 0;
   while (budget-- > 0 && (rec = amshm_ring_peek(r)) != NULL) {
     AMSHM_TSAN_ACQUIRE();
-    const uint8_t *body = (const uint8_t *)(rec + 1);
-    /* The records come from a rank of this job: a bad one is a bug (ours
-     * or memory corruption), never trusted to size a copy. */
     int first = rec->flags & AMSHM_REC_FIRST, last = rec->flags & AMSHM_REC_LAST;
-    if (rec->len < amshm_align16(sizeof *rec + rec->hdrlen + rec->fraglen) ||
-        rec->len > r->size || rec->hdrlen > GASNETC_HDR_MAX || rec->total > AMSHM_MAX_PAYLOAD ||
-        (first && last && rec->fraglen != rec->total) || (first && rec->fraglen > rec->total) ||
-        (first && a->active) ||
-        (!first && (!a->active || rec->fraglen > a->total - a->got ||
-                    (last && a->got + rec->fraglen != a->total)))) {
+    if (amshm_rec_bad(r, a, rec)) {
       fprintf(stderr, "amshm: rank %u: a malformed record from rank %u (len %u, flags %#x, "
-              "hdrlen %u, fraglen %u, total %u)\n", (unsigned)c->myrank, (unsigned)p->rank,
+              "hdrlen %u, fraglen %u, total %u)\n", (unsigned)t->cfg.myrank, (unsigned)p->rank,
               (unsigned)rec->len, (unsigned)rec->flags, (unsigned)rec->hdrlen,
               (unsigned)rec->fraglen, (unsigned)rec->total);
-      amshm_rx_release(p, k);
-      return -EPROTO;
+      rc = -EPROTO;
+      break;
     }
-    if ((rec->flags & (AMSHM_REC_FIRST | AMSHM_REC_LAST)) == (AMSHM_REC_FIRST | AMSHM_REC_LAST)) {
-      const uint8_t *hdr = body;
-      uint8_t *pay = (uint8_t *)body + rec->hdrlen;
-      void *dst = c->place ? c->place(c->ctx, p->rank, hdr, rec->hdrlen, rec->fraglen) : NULL;
-      if (dst) {
-        memcpy(dst, pay, rec->fraglen);
-        pay = dst;
-        AMSHM_COUNT(t, placed, 1);
-      }
-      AMSHM_COUNT(t, frames_received, 1);
-      AMSHM_COUNT(t, bytes_received, rec->fraglen);
-      c->deliver(c->ctx, p->rank, hdr, rec->hdrlen, pay, rec->fraglen);
+    if (first && last) {
+      amshm_rec_whole(t, p, rec);
       n++;
-    } else if (rec->flags & AMSHM_REC_FIRST) {
-      a->hdrlen = rec->hdrlen;
-      a->total = rec->total;
-      a->got = 0;
-      a->buf = NULL;
-      memcpy(a->hdr, body, rec->hdrlen);
-      a->dst = c->place ? c->place(c->ctx, p->rank, a->hdr, a->hdrlen, a->total) : NULL;
-      if (a->dst) {
-        AMSHM_COUNT(t, placed, 1);
-      } else {
-        /* the payload at an address congruent to hdrlen mod 16 */
-        a->buf = aligned_alloc(16, amshm_align16(a->total + 16));
-        if (!a->buf) {
-          amshm_rx_release(p, k);
-          return -ENOMEM;
-        }
-        a->dst = a->buf + (a->hdrlen & 15);
-      }
-      memcpy(a->dst, body + rec->hdrlen, rec->fraglen);
-      a->got = rec->fraglen;
-      a->active = 1;
+    } else if (first) {
+      if ((rc = amshm_rec_first(t, p, a, rec)) < 0) break;
     } else {
-      memcpy(a->dst + a->got, body, rec->fraglen);
+      memcpy(a->dst + a->got, (const uint8_t *)(rec + 1), rec->fraglen);
       a->got += rec->fraglen;
-      if (rec->flags & AMSHM_REC_LAST) {
+      if (last) {
         AMSHM_COUNT(t, frames_received, 1);
         AMSHM_COUNT(t, bytes_received, a->total);
         a->active = 0;
         amshm_ring_consume(r, rec); /* before delivering: the bytes are copied */
         consumed++;
-        c->deliver(c->ctx, p->rank, a->hdr, a->hdrlen, a->dst, a->total);
+        t->cfg.deliver(t->cfg.ctx, p->rank, a->hdr, a->hdrlen, a->dst, a->total);
         free(a->buf);
         a->buf = NULL;
         n++;
@@ -544,16 +571,13 @@ static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
     amshm_ring_consume(r, rec);
     consumed++;
   }
+  if (rc < 0) {
+    amshm_rx_release(p, k);
+    return rc;
+  }
   if (budget < 0) amshm_bell_again(t, p); /* maybe more: look again next poll */
   amshm_rx_release(p, k);
-  if (consumed) { /* room freed: wake the producer if it waits for it */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&r->ctl->want_space, __ATOMIC_RELAXED) &&
-        __atomic_exchange_n(&r->ctl->want_space, 0, __ATOMIC_RELAXED)) {
-      amshm_poke(p->wakefd);
-      AMSHM_COUNT(t, producer_wakes, 1);
-    }
-  }
+  if (consumed) amshm_room_freed(t, p, r);
   return n;
 }
 

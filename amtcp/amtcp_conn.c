@@ -141,22 +141,7 @@ void amtcp_sock_tune(gasnetc_transport_t *t, int fd) {
 
 int amtcp_listen(gasnetc_transport_t *t) {
   struct sockaddr_storage ba;
-  memset(&ba, 0, sizeof ba);
-  if (t->cfg.bind_addr.ss_family == AF_INET || t->cfg.bind_addr.ss_family == AF_INET6) {
-    memcpy(&ba, &t->cfg.bind_addr, sizeof ba);
-  } else {
-    struct sockaddr_in *s = (void *)&ba;
-    s->sin_family = AF_INET;
-    s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  }
-  socklen_t balen;
-  if (ba.ss_family == AF_INET) {
-    ((struct sockaddr_in *)&ba)->sin_port = 0;
-    balen = sizeof(struct sockaddr_in);
-  } else {
-    ((struct sockaddr_in6 *)&ba)->sin6_port = 0;
-    balen = sizeof(struct sockaddr_in6);
-  }
+  socklen_t balen = gasnetc_addr_bindable(&t->cfg.bind_addr, &ba);
   char name[INET6_ADDRSTRLEN + 8];
   amtcp_addr_name(&ba, name, sizeof name);
   t->lfd = socket(ba.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -167,12 +152,7 @@ int amtcp_listen(gasnetc_transport_t *t) {
   if (bind(t->lfd, (struct sockaddr *)&ba, balen) != 0 || listen(t->lfd, backlog) != 0) goto fail;
   t->selflen = sizeof t->self;
   if (getsockname(t->lfd, (struct sockaddr *)&t->self, &t->selflen) != 0) goto fail;
-  if (t->self.ss_family == AF_INET &&
-      ((struct sockaddr_in *)&t->self)->sin_addr.s_addr == htonl(INADDR_ANY))
-    ((struct sockaddr_in *)&t->self)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  else if (t->self.ss_family == AF_INET6 &&
-           IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&t->self)->sin6_addr))
-    ((struct sockaddr_in6 *)&t->self)->sin6_addr = in6addr_loopback;
+  gasnetc_addr_reachable(&t->self); /* the wildcard: advertise loopback */
   return 0;
 fail:;
   int rc = -errno;

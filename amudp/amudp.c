@@ -92,12 +92,6 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
 
 /* ---------------------------------------------------------------- addresses */
 
-static int sa_is_wildcard(const struct sockaddr_storage *ss) {
-  if (ss->ss_family == AF_INET)
-    return ((const struct sockaddr_in *)ss)->sin_addr.s_addr == htonl(INADDR_ANY);
-  return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr);
-}
-
 static int sa_is_loopback(const struct sockaddr_storage *ss) {
   if (ss->ss_family == AF_INET)
     return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
@@ -282,6 +276,33 @@ int amudp_peer_socket(gasnetc_transport_t *t, amudp_peer_t *p) {
   return p->sfd = s;
 }
 
+/* The data socket, bound to the configured address (loopback when none)
+ * on a port of the kernel's choice: t->fd and t->self. Returns 0 or
+ * -errno, said on stderr. */
+static int amudp_data_socket(gasnetc_transport_t *t) {
+  int rc;
+  struct sockaddr_storage ba;
+  socklen_t balen = gasnetc_addr_bindable(&t->cfg.bind_addr, &ba);
+  char name[INET6_ADDRSTRLEN] = "?";
+  inet_ntop(ba.ss_family,
+            ba.ss_family == AF_INET ? (void *)&((struct sockaddr_in *)&ba)->sin_addr
+                                    : (void *)&((struct sockaddr_in6 *)&ba)->sin6_addr,
+            name, sizeof name);
+  t->fd = socket(ba.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (t->fd < 0 || bind(t->fd, (struct sockaddr *)&ba, balen) != 0) {
+    rc = errno ? -errno : -EIO;
+    fprintf(stderr, "amudp: cannot bind a UDP socket to %s: %s\n", name, strerror(errno));
+    return rc;
+  }
+  t->selflen = sizeof t->self;
+  if (getsockname(t->fd, (struct sockaddr *)&t->self, &t->selflen) != 0) {
+    rc = errno ? -errno : -EIO;
+    fprintf(stderr, "amudp: getsockname: %s\n", strerror(errno));
+    return rc;
+  }
+  return 0;
+}
+
 static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t *cfg) {
   *tp = NULL;
   gasnetc_transport_t *t = calloc(1, sizeof *t);
@@ -312,49 +333,11 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   amudp_tunables_read(t);
   amudp_fault_init(t);
 
-  struct sockaddr_storage ba;
-  socklen_t balen;
-  memset(&ba, 0, sizeof ba);
-  if (cfg->bind_addr.ss_family == AF_INET || cfg->bind_addr.ss_family == AF_INET6) {
-    memcpy(&ba, &cfg->bind_addr, sizeof ba);
-  } else {
-    struct sockaddr_in *s = (void *)&ba;
-    s->sin_family = AF_INET;
-    s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  }
-  if (ba.ss_family == AF_INET) {
-    ((struct sockaddr_in *)&ba)->sin_port = 0;
-    balen = sizeof(struct sockaddr_in);
-  } else {
-    ((struct sockaddr_in6 *)&ba)->sin6_port = 0;
-    balen = sizeof(struct sockaddr_in6);
-  }
-  char name[INET6_ADDRSTRLEN] = "?";
-  inet_ntop(ba.ss_family,
-            ba.ss_family == AF_INET ? (void *)&((struct sockaddr_in *)&ba)->sin_addr
-                                    : (void *)&((struct sockaddr_in6 *)&ba)->sin6_addr,
-            name, sizeof name);
-  t->fd = socket(ba.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (t->fd < 0 || bind(t->fd, (struct sockaddr *)&ba, balen) != 0) {
-    rc = -errno;
-    fprintf(stderr, "amudp: cannot bind a UDP socket to %s: %s\n", name, strerror(errno));
-    goto fail;
-  }
-  t->selflen = sizeof t->self;
-  if (getsockname(t->fd, (struct sockaddr *)&t->self, &t->selflen) != 0) {
-    rc = -errno;
-    fprintf(stderr, "amudp: getsockname: %s\n", strerror(errno));
-    goto fail;
-  }
+  if ((rc = amudp_data_socket(t)) < 0) goto fail;
   memcpy(&t->bound, &t->self, sizeof t->bound);
   if (t->tun.ack_socket) amudp_ack_socket(t, &t->bound);
   amudp_send_port(t, &t->bound);
-  if (sa_is_wildcard(&t->self)) { /* advertise something peers can reach */
-    if (t->self.ss_family == AF_INET)
-      ((struct sockaddr_in *)&t->self)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    else
-      ((struct sockaddr_in6 *)&t->self)->sin6_addr = in6addr_loopback;
-  }
+  gasnetc_addr_reachable(&t->self); /* the wildcard: advertise loopback */
   amudp_sockbufs(t);
   if (t->tun.mmsg && !(t->txq = calloc(1, sizeof *t->txq))) t->tun.mmsg = 0;
   if (!t->tun.mmsg) t->tun.gso = 0; /* GSO sends go through the batch */
@@ -540,25 +523,13 @@ static void rx_batch_reset(amudp_rxbatch_t *b, int n, int gro) {
   }
 }
 
-/* One receive pass: read, check, ack, then deliver with the lock released.
- * What it reads is timed as arriving at now, read before the receive call
- * (amudp_progress). Returns the number of datagrams read; adds frames
- * delivered to *delivered. */
+/* One receive call on fd into b: recvfrom() is the cheapest when
+ * datagrams come one at a time (a ping-pong, a barrier); once
+ * AMUDP_RX_STREAM_HITS consecutive polls have found data (`streaming`),
+ * recvmmsg() takes up to AMUDP_RX_BATCH per call. Returns the number of
+ * datagrams read, or -1 with errno set. */
 GASNETI_HOT
-static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *delivered) {
-  AMUDP_LOCK(t);
-  amudp_rxbatch_t *b = rx_batch_get(t);
-  /* the ack socket: read in batches */
-  int streaming = fd == t->afd || t->rx_hits >= AMUDP_RX_STREAM_HITS;
-  AMUDP_UNLOCK(t);
-  if (!b) return 0;
-  int gro = t->gro;
-  /* Reset only the headers this call may fill: an empty poll of a spinning
-   * rank resets one, not AMUDP_RX_BATCH (a third of its instructions). */
-  rx_batch_reset(b, streaming ? AMUDP_RX_BATCH : 1, gro);
-  /* recvfrom() is the cheapest call when datagrams come one at a time (a
-   * ping-pong, a barrier); once AMUDP_RX_STREAM_HITS consecutive polls have
-   * found data, recvmmsg() takes up to AMUDP_RX_BATCH per call. */
+static int rx_read(int fd, amudp_rxbatch_t *b, int streaming, int gro) {
   int m;
   do {
     if (streaming) {
@@ -577,56 +548,87 @@ static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *
       if (k >= 0) b->msgs[0].msg_len = (unsigned)(k > (ssize_t)AMUDP_RXBUF ? AMUDP_RXBUF : k);
     }
   } while (m < 0 && errno == EINTR);
+  return m;
+}
+
+/* The segment size of datagram i of b: the kernel may have coalesced
+ * datagrams of one size (UDP_GRO); its whole length when not. */
+static size_t rx_gro_segment(gasnetc_transport_t *t, amudp_rxbatch_t *b, int i) {
+  struct msghdr *mh = &b->msgs[i].msg_hdr;
+  size_t len = b->msgs[i].msg_len, seg = len;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+    if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+      int g;
+      memcpy(&g, CMSG_DATA(c), sizeof g);
+      if (g > 0 && (size_t)g < len) seg = (size_t)g;
+    }
+  if (seg < len) {
+    AMUDP_COUNT(t, gro_datagrams, 1);
+    AMUDP_COUNT(t, gro_segments, (len + seg - 1) / seg);
+  }
+  return seg;
+}
+
+/* Check and ack the m datagrams read into b (amudp_rx_datagram), and owe
+ * the acks due at once (duplicates, gaps, pings, ack_every): one per peer.
+ * Returns the number of items of b to deliver. Lock held. */
+GASNETI_HOT
+static int rx_check(gasnetc_transport_t *t, amudp_rxbatch_t *b, int m, int late, uint64_t now) {
+  int nitem = 0, nseen = 0;
+  for (int i = 0; i < m; i++) {
+    unsigned char *buf = b->iov[i].iov_base;
+    size_t len = b->msgs[i].msg_len, seg = t->gro ? rx_gro_segment(t, b, i) : len;
+    int truncated = (b->msgs[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
+    for (size_t off = 0; off < len && nitem < AMUDP_RX_ITEMS; off += seg) {
+      amudp_rxitem_t *it = &b->items[nitem];
+      size_t sl = len - off < seg ? len - off : seg;
+      int r = amudp_rx_datagram(t, buf + off, sl, truncated, &b->from[i], late, now, it);
+      if (r >= 0) b->seen[nseen++] = it->h.src;
+      if (r > 0) b->src[nitem++] = it->h.src;
+    }
+  }
+  for (int i = 0; i < nseen; i++) {
+    amudp_peer_t *p = &t->peers[b->seen[i]];
+    if (p->ack_now && !p->gone) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+  }
+  if (t->closing) { /* acked above, so peers can finish; not delivered */
+    AMUDP_COUNT(t, discarded_closing, (uint64_t)nitem);
+    nitem = 0;
+  }
+  return nitem;
+}
+
+/* One receive pass: read, check, ack, then deliver with the lock released.
+ * What it reads is timed as arriving at now, read before the receive call
+ * (amudp_progress). Returns the number of datagrams read; adds frames
+ * delivered to *delivered. */
+GASNETI_HOT
+static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *delivered) {
+  AMUDP_LOCK(t);
+  amudp_rxbatch_t *b = rx_batch_get(t);
+  /* the ack socket: read in batches */
+  int streaming = fd == t->afd || t->rx_hits >= AMUDP_RX_STREAM_HITS;
+  AMUDP_UNLOCK(t);
+  if (!b) return 0;
+  /* Reset only the headers this call may fill: an empty poll of a spinning
+   * rank resets one, not AMUDP_RX_BATCH (a third of its instructions). */
+  rx_batch_reset(b, streaming ? AMUDP_RX_BATCH : 1, t->gro);
+  int m = rx_read(fd, b, streaming, t->gro), n = 0;
   if (m < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
     AMUDP_LOCK(t);
     AMUDP_COUNT(t, recv_errors, 1);
     AMUDP_UNLOCK(t);
   }
-  int nitem = 0, n = 0, nseen = 0;
-  uint32_t *src = b->src, *seen = b->seen;
   if (m > 0) {
     AMUDP_LOCK(t);
     if (fd == t->afd) AMUDP_COUNT(t, ack_socket_reads, (uint64_t)m);
     if (late) AMUDP_COUNT(t, acks_read_late, (uint64_t)m);
     AMUDP_COUNT(t, recv_calls, 1);
-    for (int i = 0; i < m; i++) {
-      struct msghdr *mh = &b->msgs[i].msg_hdr;
-      unsigned char *buf = b->iov[i].iov_base;
-      size_t len = b->msgs[i].msg_len, seg = len;
-      if (gro) { /* the kernel may have coalesced datagrams of one size */
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
-          if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
-            int g;
-            memcpy(&g, CMSG_DATA(c), sizeof g);
-            if (g > 0 && (size_t)g < len) seg = (size_t)g;
-          }
-        if (seg < len) {
-          AMUDP_COUNT(t, gro_datagrams, 1);
-          AMUDP_COUNT(t, gro_segments, (len + seg - 1) / seg);
-        }
-      }
-      for (size_t off = 0; off < len && nitem < AMUDP_RX_ITEMS; off += seg) {
-        amudp_rxitem_t *it = &b->items[nitem];
-        size_t sl = len - off < seg ? len - off : seg;
-        int r = amudp_rx_datagram(t, buf + off, sl, (mh->msg_flags & MSG_TRUNC) != 0,
-                                  &b->from[i], late, now, it);
-        if (r >= 0) seen[nseen++] = it->h.src;
-        if (r > 0) src[nitem++] = it->h.src;
-      }
-    }
-    /* Acks owed at once (duplicates, gaps, pings, ack_every): one per peer. */
-    for (int i = 0; i < nseen; i++) {
-      amudp_peer_t *p = &t->peers[seen[i]];
-      if (p->ack_now && !p->gone) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
-    }
-    if (t->closing) { /* acked above, so peers can finish; not delivered */
-      AMUDP_COUNT(t, discarded_closing, (uint64_t)nitem);
-      nitem = 0;
-    }
+    int nitem = rx_check(t, b, m, late, now);
     AMUDP_UNLOCK(t);
     for (int k = 0; k < nitem; k++)
-      n += b->items[k].h.type == AMUDP_T_AGG ? amudp_frag_deliver_agg(t, src[k], &b->items[k])
-                                             : amudp_frag_deliver(t, src[k], &b->items[k]);
+      n += b->items[k].h.type == AMUDP_T_AGG ? amudp_frag_deliver_agg(t, b->src[k], &b->items[k])
+                                             : amudp_frag_deliver(t, b->src[k], &b->items[k]);
   }
   AMUDP_LOCK(t);
   if (fd == t->fd) t->rx_hits = m > 0 ? t->rx_hits + 1 : 0;

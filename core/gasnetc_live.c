@@ -220,19 +220,7 @@ int gasnetc_live_open(gasnetc_transport_config_t *cfg) {
   gasnetc_live.nranks = cfg->nranks;
   memcpy(gasnetc_live.key, cfg->job_key, GASNETC_KEY_LEN);
   struct sockaddr_storage ba;
-  socklen_t balen;
-  memset(&ba, 0, sizeof ba);
-  if (cfg->bind_addr.ss_family == AF_INET6) {
-    memcpy(&ba, &cfg->bind_addr, sizeof(struct sockaddr_in6));
-    ((struct sockaddr_in6 *)&ba)->sin6_port = 0;
-    balen = sizeof(struct sockaddr_in6);
-  } else {
-    if (cfg->bind_addr.ss_family == AF_INET) memcpy(&ba, &cfg->bind_addr, sizeof(struct sockaddr_in));
-    else ((struct sockaddr_in *)&ba)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ba.ss_family = AF_INET;
-    ((struct sockaddr_in *)&ba)->sin_port = 0;
-    balen = sizeof(struct sockaddr_in);
-  }
+  socklen_t balen = gasnetc_addr_bindable(&cfg->bind_addr, &ba);
   const char *what = "socket";
   gasnetc_live.fd = socket(ba.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (gasnetc_live.fd < 0) goto fail;
@@ -242,12 +230,7 @@ int gasnetc_live_open(gasnetc_transport_config_t *cfg) {
   gasnetc_live.selflen = sizeof gasnetc_live.self;
   if (getsockname(gasnetc_live.fd, (struct sockaddr *)&gasnetc_live.self, &gasnetc_live.selflen))
     goto fail;
-  if (gasnetc_live.self.ss_family == AF_INET &&
-      ((struct sockaddr_in *)&gasnetc_live.self)->sin_addr.s_addr == htonl(INADDR_ANY))
-    ((struct sockaddr_in *)&gasnetc_live.self)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  else if (gasnetc_live.self.ss_family == AF_INET6 &&
-           IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&gasnetc_live.self)->sin6_addr))
-    ((struct sockaddr_in6 *)&gasnetc_live.self)->sin6_addr = in6addr_loopback;
+  gasnetc_addr_reachable(&gasnetc_live.self); /* the wildcard: advertise loopback */
   what = "eventfd";
   if ((gasnetc_live.stopfd = eventfd(0, EFD_CLOEXEC)) < 0) goto fail;
   return 0;

@@ -62,4 +62,40 @@ static inline int gasnetc_addr_decode(const unsigned char *b,
   return 0;
 }
 
+/* The address a transport's socket binds: the configured one (loopback
+ * when none is), port 0 (the kernel's choice). Returns its length. */
+static inline socklen_t gasnetc_addr_bindable(const struct sockaddr_storage *want,
+                                              struct sockaddr_storage *ba) {
+  memset(ba, 0, sizeof *ba);
+  if (want->ss_family == AF_INET6) {
+    memcpy(ba, want, sizeof(struct sockaddr_in6));
+    ((struct sockaddr_in6 *)ba)->sin6_port = 0;
+    return sizeof(struct sockaddr_in6);
+  }
+  struct sockaddr_in *s = (void *)ba;
+  if (want->ss_family == AF_INET) memcpy(s, want, sizeof *s);
+  else s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  s->sin_family = AF_INET;
+  s->sin_port = 0;
+  return sizeof *s;
+}
+
+/* Is ss the wildcard address (bound to every interface)? */
+static inline int gasnetc_addr_is_wildcard(const struct sockaddr_storage *ss) {
+  if (ss->ss_family == AF_INET)
+    return ((const struct sockaddr_in *)ss)->sin_addr.s_addr == htonl(INADDR_ANY);
+  return ss->ss_family == AF_INET6 &&
+         IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/* A bound address to advertise: the wildcard becomes loopback, which
+ * peers can reach. */
+static inline void gasnetc_addr_reachable(struct sockaddr_storage *ss) {
+  if (!gasnetc_addr_is_wildcard(ss)) return;
+  if (ss->ss_family == AF_INET)
+    ((struct sockaddr_in *)ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  else
+    ((struct sockaddr_in6 *)ss)->sin6_addr = in6addr_loopback;
+}
+
 #endif /* GASNETC_TRANSPORT_ADDR_H */

@@ -237,132 +237,185 @@ static int relay_main(const char *ticket_file)
 
 /* --------------------------------------------------------------- launcher */
 
+/* The command line, and the hosts it and the environment name. */
+typedef struct {
+  uint32_t n, nhosts_want, nhosts;
+  char **hosts, *hostfile, *exports;
+  int verbose, have_h;
+  int prog;             /* argv index of the program */
+} launch_args_t;
+
+static void parse_args(int argc, char **argv, launch_args_t *a)
+{
+  int i;
+  for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+    const char *o = argv[i];
+    if (!strcmp(o, "--")) { i++; break; }
+#define ARG() (i + 1 < argc ? argv[++i] : (die2("option %s needs a value", o), (char *)NULL))
+    if (!strcmp(o, "-n") || !strcmp(o, "-np")) a->n = parse_count("-n", ARG());
+    else if (!strncmp(o, "-n", 2) && o[2] >= '0' && o[2] <= '9') a->n = parse_count("-n", o + 2);
+    else if (!strcmp(o, "-N")) a->nhosts_want = parse_count("-N", ARG());
+    else if (!strcmp(o, "-H")) { add_hosts(&a->hosts, &a->nhosts, ARG()); a->have_h = 1; }
+    else if (!strcmp(o, "--hostfile")) a->hostfile = ARG();
+    else if (!strcmp(o, "-E")) a->exports = ARG();
+    else if (!strcmp(o, "-v")) a->verbose = 1;
+    else if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); exit(0); }
+    else if (!strcmp(o, "-V") || !strcmp(o, "--version")) { version(); exit(0); }
+    else die2("unknown option %s (see gasnetrun --help)", o);
+#undef ARG
+  }
+  if (a->n == 0) die2("-n is required and must be positive");
+  if (i >= argc) die2("no program to run");
+  a->prog = i;
+}
+
+/* Where the ranks run: 'L' local, 'S' ssh or 'C' cspawn (GASNET_CSPAWN_CMD,
+ * or srun inside a Slurm allocation: *alloc_nodes its nodes). Fills the host
+ * list from the environment when the command line has none. */
+static char launch_mode(launch_args_t *a, spawn_opts_t *o, uint32_t *alloc_nodes)
+{
+  if (!a->have_h && a->hostfile) read_hostfile(&a->hosts, &a->nhosts, a->hostfile);
+  if (!a->have_h && !a->hostfile && o->mode != 'L') {
+    if (o->ssh_servers) add_hosts(&a->hosts, &a->nhosts, o->ssh_servers);
+    else if (o->ssh_nodefile) read_hostfile(&a->hosts, &a->nhosts, o->ssh_nodefile);
+  }
+  if ((a->have_h || a->hostfile) && a->nhosts == 0) die2("the host list is empty");
+  /* Inside a Slurm allocation with no host list: srun starts one relay per
+   * allocated node (docs/launcher.md, "Inside a Slurm allocation"). */
+  *alloc_nodes = 0;
+  if (!a->nhosts && !o->cspawn_cmd && (!o->mode || o->mode == 'C') && getenv("SLURM_JOB_ID")) {
+    const char *nn = getenv("SLURM_JOB_NUM_NODES") ? getenv("SLURM_JOB_NUM_NODES") : getenv("SLURM_NNODES");
+    *alloc_nodes = parse_count("SLURM_JOB_NUM_NODES", nn ? nn : "1");
+    o->cspawn_cmd = SPAWN_SRUN_CMD;
+  }
+  char mode = o->mode ? o->mode : o->cspawn_cmd ? 'C' : a->nhosts ? 'S' : 'L';
+  if (mode == 'C' && !o->cspawn_cmd) die2("GASNET_SPAWNFN=C needs GASNET_CSPAWN_CMD");
+  if (mode == 'S' && a->nhosts == 0) die2("ssh spawn needs hosts (-H, --hostfile, GASNET_SSH_SERVERS or GASNET_SSH_NODEFILE)");
+  if (mode == 'L') a->nhosts = a->nhosts > 1 ? 1 : a->nhosts;
+  return mode;
+}
+
+/* The hosts an ssh job uses (-N, or as many as there are ranks), checked
+ * against GASNET_MAX_PPN; 1 otherwise. */
+static uint32_t hosts_used(const launch_args_t *a, const spawn_opts_t *o, char mode)
+{
+  uint32_t n = a->n, use = mode == 'S' ? a->nhosts : 1;
+  if (a->nhosts_want) {
+    if (mode == 'S' && a->nhosts_want > a->nhosts) die2("-N %u but the host list has %u hosts", (unsigned)a->nhosts_want, (unsigned)a->nhosts);
+    if (mode == 'L' && a->nhosts_want > 1) die2("-N %u needs a host list", (unsigned)a->nhosts_want);
+    if (mode == 'S') use = a->nhosts_want;
+    if (mode == 'S' && n < use) die2("-n %u is fewer ranks than the %u hosts of -N", (unsigned)n, (unsigned)use);
+  }
+  if (mode == 'S' && n < use) use = n;
+  if (o->max_ppn && mode != 'C' && (n + use - 1) / use > o->max_ppn)
+    die2("-n %u needs more than GASNET_MAX_PPN=%u ranks on one of %u hosts", (unsigned)n, (unsigned)o->max_ppn, (unsigned)use);
+  return use;
+}
+
+/* The directory the ranks start in. The program must exist here (remote
+ * trees share the path), unless GASNET_SSH_REMOTE_PATH names theirs. */
+static char *job_cwd(const launch_args_t *a, const spawn_opts_t *o, char mode, char **argv)
+{
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) die2("cannot get the current directory: %s", strerror(errno));
+  const char *rpath = o->remote_path;
+  if (!(mode == 'S' && rpath)) {
+    char *p = spawn_proc_which(argv[a->prog], getenv("PATH"));
+    if (!p) die2("program '%s' not found or not executable", argv[a->prog]);
+    free(p);
+  }
+  if (mode == 'S' && rpath) snprintf(cwd, sizeof cwd, "%s", rpath);
+  return strdup(cwd);
+}
+
+/* Which ranks start where: all here (L), consecutive ranks per host (S), or
+ * one worker per allocated node or rank (C). */
+static void root_placement(spawn_cfg_t *cfg, const launch_args_t *a, char mode, uint32_t use,
+                           uint32_t alloc_nodes)
+{
+  uint32_t n = a->n;
+  if (mode == 'L') {
+    cfg->lo = 0; cfg->n = n;
+  } else if (mode == 'S') {
+    cfg->nhosts = use;
+    cfg->hosts = calloc(use, sizeof *cfg->hosts);
+    for (uint32_t h = 0; h < use; h++) {   /* blocked: consecutive ranks per host */
+      cfg->hosts[h].name = a->hosts[h];
+      cfg->hosts[h].lo = (uint32_t)((uint64_t)h * n / use);
+      cfg->hosts[h].n = (uint32_t)((uint64_t)(h + 1) * n / use) - cfg->hosts[h].lo;
+    }
+  } else {
+    cfg->cspawn = 1;
+    cfg->workers = alloc_nodes ? (alloc_nodes < n ? alloc_nodes : n) : n;
+    cfg->nhosts = a->nhosts;                     /* only for %M */
+    cfg->hosts = calloc(a->nhosts + 1, sizeof *cfg->hosts);
+    for (uint32_t h = 0; h < a->nhosts; h++) cfg->hosts[h].name = a->hosts[h];
+  }
+}
+
+/* The configuration of the root node: the job, its program, its hosts. */
+static void root_cfg(spawn_cfg_t *cfg, const launch_args_t *a, const spawn_opts_t *o,
+                     char mode, uint32_t use, uint32_t alloc_nodes, int argc, char **argv)
+{
+  cfg->size = a->n;
+  cfg->sub_lo = 0; cfg->sub_n = a->n;
+  cfg->degree = o->out_degree;
+  cfg->connect_ms = o->connect_s * 1000;
+  cfg->cwd = job_cwd(a, o, mode, argv);
+  if (!(cfg->relay_path = self_path())) die2("cannot find my own executable");
+  cfg->argc = (uint32_t)(argc - a->prog);
+  cfg->argv = argv + a->prog;
+  if (a->exports) {
+    int ne;
+    for (char *c = a->exports; *c; c++) if (*c == ',') *c = ' ';
+    cfg->exports = spawn_split_words(a->exports, &ne);
+    cfg->nexports = (uint32_t)ne;
+  }
+  root_placement(cfg, a, mode, use, alloc_nodes);
+}
+
+/* The address the ranks and relays reach the root at. */
+static void root_addr(spawn_node_t *node, const launch_args_t *a, const spawn_opts_t *o, char mode)
+{
+  if (mode == 'L') {
+    snprintf(node->addr, sizeof node->addr, "127.0.0.1");
+  } else {
+    if (o->masterip) snprintf(node->addr, sizeof node->addr, "%s", o->masterip);
+    else if (!(a->nhosts && spawn_addr_toward(a->hosts[0], node->addr, sizeof node->addr) == 0)
+             && spawn_addr_toward(node->host, node->addr, sizeof node->addr) < 0)
+      snprintf(node->addr, sizeof node->addr, "127.0.0.1");
+  }
+}
+
 int main(int argc, char **argv)
 {
   static spawn_node_t node;
   static spawn_cfg_t cfg;
-  uint32_t n = 0, nhosts_want = 0, nhosts = 0;
-  char **hosts = NULL, *hostfile = NULL, *exports = NULL;
-  int verbose = 0, have_h = 0, i;
+  launch_args_t a = {0};
 
   if (argc >= 2 && !strcmp(argv[1], "--relay")) return relay_main(NULL);
   if (argc >= 3 && !strcmp(argv[1], "--relay-ticket")) return relay_main(argv[2]);
+  parse_args(argc, argv, &a);
 
-  for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--")) { i++; break; }
-#define ARG() (i + 1 < argc ? argv[++i] : (die2("option %s needs a value", a), (char *)NULL))
-    if (!strcmp(a, "-n") || !strcmp(a, "-np")) n = parse_count("-n", ARG());
-    else if (!strncmp(a, "-n", 2) && a[2] >= '0' && a[2] <= '9') n = parse_count("-n", a + 2);
-    else if (!strcmp(a, "-N")) nhosts_want = parse_count("-N", ARG());
-    else if (!strcmp(a, "-H")) { add_hosts(&hosts, &nhosts, ARG()); have_h = 1; }
-    else if (!strcmp(a, "--hostfile")) hostfile = ARG();
-    else if (!strcmp(a, "-E")) exports = ARG();
-    else if (!strcmp(a, "-v")) verbose = 1;
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-    else if (!strcmp(a, "-V") || !strcmp(a, "--version")) { version(); return 0; }
-    else die2("unknown option %s (see gasnetrun --help)", a);
-#undef ARG
-  }
-  if (n == 0) die2("-n is required and must be positive");
-  if (i >= argc) die2("no program to run");
-
-  /* ---- the environment snapshot and the tunables read from it ---- */
+  /* the environment snapshot and the tunables read from it */
   char why[256];
   for (char **e = environ; *e; e++) cfg.nenv++;
   cfg.env = environ;
   if (spawn_opts_read(&cfg, &node.opt, why, sizeof why) < 0) die2("%s", why);
   spawn_opts_t *o = &node.opt;
 
-  /* ---- where: local, ssh or cspawn ---- */
-  if (!have_h && hostfile) read_hostfile(&hosts, &nhosts, hostfile);
-  if (!have_h && !hostfile && o->mode != 'L') {
-    if (o->ssh_servers) add_hosts(&hosts, &nhosts, o->ssh_servers);
-    else if (o->ssh_nodefile) read_hostfile(&hosts, &nhosts, o->ssh_nodefile);
-  }
-  if ((have_h || hostfile) && nhosts == 0) die2("the host list is empty");
-  /* Inside a Slurm allocation with no host list: srun starts one relay per
-   * allocated node (docs/launcher.md, "Inside a Slurm allocation"). */
-  uint32_t alloc_nodes = 0;
-  if (!nhosts && !o->cspawn_cmd && (!o->mode || o->mode == 'C') && getenv("SLURM_JOB_ID")) {
-    const char *nn = getenv("SLURM_JOB_NUM_NODES") ? getenv("SLURM_JOB_NUM_NODES") : getenv("SLURM_NNODES");
-    alloc_nodes = parse_count("SLURM_JOB_NUM_NODES", nn ? nn : "1");
-    o->cspawn_cmd = SPAWN_SRUN_CMD;
-  }
-  char mode = o->mode ? o->mode : o->cspawn_cmd ? 'C' : nhosts ? 'S' : 'L';
-  if (mode == 'C' && !o->cspawn_cmd) die2("GASNET_SPAWNFN=C needs GASNET_CSPAWN_CMD");
-  if (mode == 'S' && nhosts == 0) die2("ssh spawn needs hosts (-H, --hostfile, GASNET_SSH_SERVERS or GASNET_SSH_NODEFILE)");
-  if (mode == 'L') nhosts = nhosts > 1 ? 1 : nhosts;
-
-  uint32_t max_ppn = o->max_ppn, use = mode == 'S' ? nhosts : 1;
-  if (nhosts_want) {
-    if (mode == 'S' && nhosts_want > nhosts) die2("-N %u but the host list has %u hosts", (unsigned)nhosts_want, (unsigned)nhosts);
-    if (mode == 'L' && nhosts_want > 1) die2("-N %u needs a host list", (unsigned)nhosts_want);
-    if (mode == 'S') use = nhosts_want;
-    if (mode == 'S' && n < use) die2("-n %u is fewer ranks than the %u hosts of -N", (unsigned)n, (unsigned)use);
-  }
-  if (mode == 'S' && n < use) use = n;
-  if (max_ppn && mode != 'C' && (n + use - 1) / use > max_ppn)
-    die2("-n %u needs more than GASNET_MAX_PPN=%u ranks on one of %u hosts", (unsigned)n, (unsigned)max_ppn, (unsigned)use);
-
-  /* ---- what: the program must exist here (remote trees share the path) ---- */
-  char cwd[PATH_MAX];
-  if (!getcwd(cwd, sizeof cwd)) die2("cannot get the current directory: %s", strerror(errno));
-  const char *rpath = o->remote_path;
-  if (!(mode == 'S' && rpath)) {
-    char *p = spawn_proc_which(argv[i], getenv("PATH"));
-    if (!p) die2("program '%s' not found or not executable", argv[i]);
-    free(p);
-  }
-  if (mode == 'S' && rpath) snprintf(cwd, sizeof cwd, "%s", rpath);
-
-  /* ---- the configuration of the root node ---- */
-  cfg.size = n;
-  cfg.sub_lo = 0; cfg.sub_n = n;
-  cfg.degree = o->out_degree;
-  cfg.connect_ms = o->connect_s * 1000;
-  cfg.cwd = strdup(cwd);
-  if (!(cfg.relay_path = self_path())) die2("cannot find my own executable");
-  cfg.argc = (uint32_t)(argc - i);
-  cfg.argv = argv + i;
-  if (exports) {
-    int ne;
-    for (char *c = exports; *c; c++) if (*c == ',') *c = ' ';
-    cfg.exports = spawn_split_words(exports, &ne);
-    cfg.nexports = (uint32_t)ne;
-  }
-  if (mode == 'L') {
-    cfg.lo = 0; cfg.n = n;
-  } else if (mode == 'S') {
-    cfg.nhosts = use;
-    cfg.hosts = calloc(use, sizeof *cfg.hosts);
-    for (uint32_t h = 0; h < use; h++) {   /* blocked: consecutive ranks per host */
-      cfg.hosts[h].name = hosts[h];
-      cfg.hosts[h].lo = (uint32_t)((uint64_t)h * n / use);
-      cfg.hosts[h].n = (uint32_t)((uint64_t)(h + 1) * n / use) - cfg.hosts[h].lo;
-    }
-  } else {
-    cfg.cspawn = 1;
-    cfg.workers = alloc_nodes ? (alloc_nodes < n ? alloc_nodes : n) : n;
-    cfg.nhosts = nhosts;                     /* only for %M */
-    cfg.hosts = calloc(nhosts + 1, sizeof *cfg.hosts);
-    for (uint32_t h = 0; h < nhosts; h++) cfg.hosts[h].name = hosts[h];
-  }
+  uint32_t alloc_nodes;
+  char mode = launch_mode(&a, o, &alloc_nodes);
+  uint32_t use = hosts_used(&a, o, mode);
+  root_cfg(&cfg, &a, o, mode, use, alloc_nodes, argc, argv);
 
   node.is_root = 1;
   node.cfg = &cfg;
   node.loop = uv_default_loop();
   gethostname(node.host, sizeof node.host - 1);
   if (spawn_random(node.secret, sizeof node.secret) < 0) die2("getrandom failed: %s", strerror(errno));
-  if (mode == 'L') {
-    snprintf(node.addr, sizeof node.addr, "127.0.0.1");
-  } else {
-    if (o->masterip) snprintf(node.addr, sizeof node.addr, "%s", o->masterip);
-    else if (!(nhosts && spawn_addr_toward(hosts[0], node.addr, sizeof node.addr) == 0)
-             && spawn_addr_toward(node.host, node.addr, sizeof node.addr) < 0)
-      snprintf(node.addr, sizeof node.addr, "127.0.0.1");
-  }
+  root_addr(&node, &a, o, mode);
   raise_fd_limit();
-  if (spawn_job_init(&node, verbose) < 0) die2("out of memory");
+  if (spawn_job_init(&node, a.verbose) < 0) die2("out of memory");
   return run_node(&node);
 }
