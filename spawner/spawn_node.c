@@ -652,16 +652,13 @@ int spawn_node_adopt_parent(spawn_node_t *n, int fd)
   return uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_conn_read);
 }
 
-int spawn_node_start(spawn_node_t *n)
+/* The node's listening socket (loopback for a local job), on a port of
+ * the kernel's choice: n->port. */
+static int node_listen(spawn_node_t *n)
 {
   spawn_cfg_t *c = n->cfg;
   struct sockaddr_in sa;
   int rc;
-  n->loop->data = n;
-
-  /* the env snapshot every rank's WELCOME carries */
-  spawn_env_put(&n->env_body, c->env, c->nenv);
-
   uv_tcp_init(n->loop, &n->listener);
   n->listener.data = n;
   uv_ip4_addr(n->is_root && !c->nhosts && !c->cspawn ? "127.0.0.1" : "0.0.0.0", 0, &sa);
@@ -673,7 +670,12 @@ int spawn_node_start(spawn_node_t *n)
   int sl = sizeof sa;
   uv_tcp_getsockname(&n->listener, (struct sockaddr *)&sa, &sl);
   n->port = ntohs(sa.sin_port);
+  return 0;
+}
 
+/* SIGCHLD, the terminating signals, and the node's tick. */
+static void node_signals(spawn_node_t *n)
+{
   uv_signal_init(n->loop, &n->sigchld);
   n->sigchld.data = n;
   uv_signal_start(&n->sigchld, on_sigchld, SIGCHLD);
@@ -686,8 +688,13 @@ int spawn_node_start(spawn_node_t *n)
   uv_timer_init(n->loop, &n->tick);
   n->tick.data = n;
   uv_timer_start(&n->tick, on_tick, NODE_TICK_MS, NODE_TICK_MS);
+}
 
-  /* kids: the hosts after our own, in at most `degree` consecutive chunks */
+/* The kids: the hosts after our own, in at most `degree` consecutive
+ * chunks; or, for cspawn, its workers, each a block of consecutive ranks. */
+static int node_plan_kids(spawn_node_t *n)
+{
+  spawn_cfg_t *c = n->cfg;
   uint32_t first = c->self_host ? 1 : 0, m = c->nhosts - first;
   if (c->cspawn) {
     n->nkids = c->workers;
@@ -712,6 +719,20 @@ int spawn_node_start(spawn_node_t *n)
     k->n = 0;
     for (uint32_t j = 0; j < k->nh; j++) k->n += c->hosts[k->h0 + j].n;
   }
+  return 0;
+}
+
+int spawn_node_start(spawn_node_t *n)
+{
+  spawn_cfg_t *c = n->cfg;
+  int rc;
+  n->loop->data = n;
+
+  /* the env snapshot every rank's WELCOME carries */
+  spawn_env_put(&n->env_body, c->env, c->nenv);
+  if ((rc = node_listen(n)) < 0) return rc;
+  node_signals(n);
+  if ((rc = node_plan_kids(n)) < 0) return rc;
   if (n->watch_stdin && uv_poll_init(n->loop, &n->stdin_poll, 0) == 0) {
     n->stdin_poll.data = n;
     uv_poll_start(&n->stdin_poll, UV_READABLE | UV_DISCONNECT, on_stdin);

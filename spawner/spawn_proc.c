@@ -161,6 +161,65 @@ static void close_all_but(const spawn_node_t *n)
   }
 }
 
+/* Fork and exec rank r with its output on two pipes the node watches and
+ * its ticket (t, formatted into line) on a third. 0, or -1 with errno set. */
+static int spawn_one_rank(spawn_node_t *n, spawn_rank_t *r, pid_t me, spawn_ticket_t *t,
+                          char *line, size_t linesz)
+{
+  spawn_cfg_t *c = n->cfg;
+  int out[2], err[2], tk[2];
+  if (pipe2(out, O_CLOEXEC) < 0) return -1;
+  if (pipe2(err, O_CLOEXEC) < 0) { close(out[0]); close(out[1]); return -1; }
+  if (pipe2(tk, O_CLOEXEC) < 0) { close(out[0]); close(out[1]); close(err[0]); close(err[1]); return -1; }
+  pid_t pid = fork();
+  if (pid == 0) {
+    child_common(me, SIGKILL);
+    child_stdin_null();
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    if (tk[0] == n->ticket_fd) fcntl(tk[0], F_SETFD, 0);
+    else dup2(tk[0], n->ticket_fd);
+    close_all_but(n);
+    execve(n->exec_path, c->argv, n->rank_env);
+    dprintf(2, SPAWN_NAME ": cannot execute '%s': %s\n", n->exec_path, strerror(errno));
+    _exit(127);
+  }
+  int e = errno;
+  close(out[1]); close(err[1]); close(tk[0]);
+  if (pid < 0) {
+    close(out[0]); close(err[0]); close(tk[1]);
+    errno = e;
+    return -1;
+  }
+  r->pid = pid;
+  r->alive = 1;
+  r->reported = 0;
+  t->id = r->rank;
+  spawn_ticket_format(t, line, linesz);
+  if (write(tk[1], line, strlen(line)) < 0) { /* it died already: reaped later */ }
+  close(tk[1]);
+  spawn_node_watch_pipe(n, r, 0, out[0]);
+  spawn_node_watch_pipe(n, r, 1, err[0]);
+  return 0;
+}
+
+/* The ranks could not all start (errno): fail the job, saying what it
+ * needs when descriptors ran out (docs/launcher.md). */
+static void ranks_failed(spawn_node_t *n)
+{
+  if (errno == EMFILE || errno == ENFILE) {
+    struct rlimit rl = {0, 0};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    spawn_node_fail(n, "host %s: cannot start ranks: %s (the launcher holds 3 descriptors per "
+                    "rank of its host: %u ranks need about %u, the limit is %llu; raise the hard "
+                    "limit, ulimit -Hn, or use fewer ranks per host)", n->host, strerror(errno),
+                    (unsigned)n->cfg->n, 3u * (unsigned)n->cfg->n + 16u,
+                    (unsigned long long)rl.rlim_cur);
+    return;
+  }
+  spawn_node_fail(n, "host %s: cannot start ranks: %s", n->host, strerror(errno));
+}
+
 int spawn_proc_ranks(spawn_node_t *n)
 {
   spawn_cfg_t *c = n->cfg;
@@ -186,58 +245,12 @@ int spawn_proc_ranks(spawn_node_t *n)
   snprintf(t.addr, sizeof t.addr, "%s", n->addr);
   t.port = n->port;
   t.kind = SPAWN_KIND_RANK;
-
-  for (uint32_t i = 0; i < c->n; i++) {
-    spawn_rank_t *r = &n->ranks[i];
-    int out[2], err[2], tk[2];
-    if (pipe2(out, O_CLOEXEC) < 0) goto fail;
-    if (pipe2(err, O_CLOEXEC) < 0) { close(out[0]); close(out[1]); goto fail; }
-    if (pipe2(tk, O_CLOEXEC) < 0) { close(out[0]); close(out[1]); close(err[0]); close(err[1]); goto fail; }
-    pid_t pid = fork();
-    if (pid == 0) {
-      child_common(me, SIGKILL);
-      child_stdin_null();
-      dup2(out[1], 1);
-      dup2(err[1], 2);
-      if (tk[0] == n->ticket_fd) fcntl(tk[0], F_SETFD, 0);
-      else dup2(tk[0], n->ticket_fd);
-      close_all_but(n);
-      execve(n->exec_path, c->argv, n->rank_env);
-      dprintf(2, SPAWN_NAME ": cannot execute '%s': %s\n", n->exec_path, strerror(errno));
-      _exit(127);
-    }
-    int e = errno;
-    close(out[1]); close(err[1]); close(tk[0]);
-    if (pid < 0) {
-      close(out[0]); close(err[0]); close(tk[1]);
-      errno = e;
-      goto fail;
-    }
-    r->pid = pid;
-    r->alive = 1;
-    r->reported = 0;
-    t.id = r->rank;
-    spawn_ticket_format(&t, line, sizeof line);
-    if (write(tk[1], line, strlen(line)) < 0) { /* it died already: reaped later */ }
-    close(tk[1]);
-    spawn_node_watch_pipe(n, r, 0, out[0]);
-    spawn_node_watch_pipe(n, r, 1, err[0]);
-  }
-  memset(&t, 0, sizeof t);
+  int rc = 0;
+  for (uint32_t i = 0; i < c->n && rc == 0; i++)
+    rc = spawn_one_rank(n, &n->ranks[i], me, &t, line, sizeof line);
+  if (rc < 0) ranks_failed(n); /* the failure tears the job down */
+  memset(&t, 0, sizeof t);     /* the job's secret */
   memset(line, 0, sizeof line);
-  return 0;
-fail:
-  memset(&t, 0, sizeof t);
-  if (errno == EMFILE || errno == ENFILE) { /* say what the job needs (docs/launcher.md) */
-    struct rlimit rl = {0, 0};
-    getrlimit(RLIMIT_NOFILE, &rl);
-    spawn_node_fail(n, "host %s: cannot start ranks: %s (the launcher holds 3 descriptors per "
-                    "rank of its host: %u ranks need about %u, the limit is %llu; raise the hard "
-                    "limit, ulimit -Hn, or use fewer ranks per host)", n->host, strerror(errno),
-                    (unsigned)c->n, 3u * (unsigned)c->n + 16u, (unsigned long long)rl.rlim_cur);
-    return 0;
-  }
-  spawn_node_fail(n, "host %s: cannot start ranks: %s", n->host, strerror(errno));
   return 0;
 }
 
