@@ -32,7 +32,7 @@ pmi_build_hybrid mpich "$CONDUIT" "$tmp/hy-mpich" && have_mpich=1
 
 if [ $have_mpich = 1 ] && command -v mpiexec.mpich >/dev/null; then
     for order in mpi-first gasnet-first; do
-        out=$(GASNET_CSPAWN_CMD='mpiexec.mpich -n %N %C' timeout 120 "$GASNETRUN" -n 4 "$tmp/hy-mpich" $order 2>&1); rc=$?
+        out=$(GASNET_CSPAWN_CMD='mpiexec.mpich -n %N %C' timeout -k 5 120 "$GASNETRUN" -n 4 "$tmp/hy-mpich" $order 2>&1); rc=$?
         n=$(echo "$out" | grep -c "^hybrid rank .* ok$")
         if [ $rc = 0 ] && [ "$n" = 4 ]; then echo "ok   GASNET_CSPAWN_CMD=mpiexec.mpich: hybrid $order, 4 of 4 agree"
         else fail "GASNET_CSPAWN_CMD=mpiexec.mpich: hybrid $order: exit $rc, $n of 4"; echo "$out" | tail -5; fi
@@ -45,18 +45,18 @@ if ! slurm_start; then
     echo "SKIPPED PART: Slurm ($SLURM_WHY)"
     exit $fails
 fi
-out=$(timeout 120 salloc -N1 -O "$GASNETRUN" -n 4 "$tmp/where.sh" "$tmp/classic" 30 2>&1); rc=$?
+out=$(timeout -k 5 120 salloc -N1 -O "$GASNETRUN" -n 4 "$tmp/where.sh" "$tmp/classic" 30 2>&1); rc=$?
 n=$(echo "$out" | grep -c "classic client PASSED"); steps=$(echo "$out" | grep -c "^step=[0-9]")
 if [ $rc = 0 ] && [ "$n" = 4 ] && [ "$steps" = 4 ]; then
     echo "ok   salloc gasnetrun -n 4: the relay ran under srun (4 ranks in a Slurm step), 4 of 4 PASSED"
 else fail "salloc gasnetrun -n 4: exit $rc, $n PASSED, $steps in a step"; echo "$out" | tail -5; fi
-out=$(GASNET_SPAWNFN=L timeout 120 salloc -N1 -O "$GASNETRUN" -n 2 "$tmp/where.sh" "$tmp/classic" 30 2>&1); rc=$?
+out=$(GASNET_SPAWNFN=L timeout -k 5 120 salloc -N1 -O "$GASNETRUN" -n 2 "$tmp/where.sh" "$tmp/classic" 30 2>&1); rc=$?
 n=$(echo "$out" | grep -c "classic client PASSED"); local_=$(echo "$out" | grep -c "^step=none")
 if [ $rc = 0 ] && [ "$n" = 2 ] && [ "$local_" = 2 ]; then
     echo "ok   salloc GASNET_SPAWNFN=L gasnetrun -n 2: ranks forked here, 2 of 2 PASSED"
 else fail "salloc GASNET_SPAWNFN=L: exit $rc, $n PASSED, $local_ local"; echo "$out" | tail -5; fi
 if [ $have_mpich = 1 ]; then
-    out=$(GASNET_CSPAWN_CMD='srun -n %N -O --mpi=pmi2 %C' timeout 120 "$GASNETRUN" -n 4 "$tmp/hy-mpich" gasnet-first 2>&1); rc=$?
+    out=$(GASNET_CSPAWN_CMD='srun -n %N -O --mpi=pmi2 %C' timeout -k 5 120 "$GASNETRUN" -n 4 "$tmp/hy-mpich" gasnet-first 2>&1); rc=$?
     n=$(echo "$out" | grep -c "^hybrid rank .* ok$")
     if [ $rc = 0 ] && [ "$n" = 4 ]; then echo "ok   GASNET_CSPAWN_CMD=srun --mpi=pmi2: hybrid gasnet-first, 4 of 4 agree"
     else fail "GASNET_CSPAWN_CMD=srun --mpi=pmi2: hybrid: exit $rc, $n of 4"; echo "$out" | tail -5; fi

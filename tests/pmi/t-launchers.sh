@@ -22,6 +22,8 @@
 #     subnet this host lacks) while the others wait for it in the bootstrap
 #     exchange: the launcher is told through the PMI abort and ends them
 #     (srun without -K), the job ends non-zero, the error line reaches the user
+#     (a launcher that hangs in its own teardown once every rank has ended,
+#     as Open MPI's mpirun sometimes does, is killed and reported: run_abort)
 # MPICH programs under srun --mpi=pmi2 must call MPI_Init first; the other
 # order must stop with the message that says so, not hang.
 set -u
@@ -63,7 +65,7 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none   # no CMA in containers
 # run_classic LABEL CMD...: 4 ranks, each PASSED, the conduit named
 run_classic() {
     local label=$1; shift
-    out=$(timeout 120 "$@" "$tmp/classic" 30 2>&1); rc=$?
+    out=$(timeout -k 5 120 "$@" "$tmp/classic" 30 2>&1); rc=$?
     n=$(echo "$out" | grep -c "classic client PASSED")
     if [ $rc = 0 ] && [ "$n" = 4 ]; then ok "$label: classic client, 4 of 4 ranks PASSED"
     else fail "$label: classic client: exit $rc, $n of 4 PASSED"; echo "$out" | tail -5; fi
@@ -73,30 +75,52 @@ run_classic() {
 run_boot() {
     [ "$CONDUIT" = udp ] || return 0
     local label=$1; shift
-    out=$(timeout 120 "$@" "$TOP/tests/spawner/t_boot" -x 3000 -x 20000 -b 100000 2 -B 2 2>&1); rc=$?
+    out=$(timeout -k 5 120 "$@" "$TOP/tests/spawner/t_boot" -x 3000 -x 20000 -b 100000 2 -B 2 2>&1); rc=$?
     n=$(echo "$out" | grep -c "exchange(3000 x 12) ok .*exchange(20000 x 12) ok .*bcast(100000 from 2) ok .*barriers(2) ok")
     sums=$(echo "$out" | grep "^rank" | sed 's/^rank [0-9]*\/12: //' | sort -u | wc -l)
     if [ $rc = 0 ] && [ "$n" = 12 ] && [ "$sums" = 1 ]; then ok "$label: bootstrap exchange 3000/20000 B, broadcast 100000 B: 12 of 12 ranks, same sums"
     else fail "$label: bootstrap collectives: exit $rc, $n of 12 ok, $sums distinct lines"; echo "$out" | tail -5; fi
 }
 
-# run_abort LABEL CMD...: a fatal error ends the job through the PMI abort
+# run_abort LABEL CMD...: a fatal error ends the job through the PMI abort:
+# every rank, and the launcher, end within 20 s. Open MPI's mpirun (4.1,
+# Debian's) sometimes fails in its own teardown once every rank has ended:
+# it crashes (SIGSEGV in PMIx_server_finalize, 3 runs in 12 here) or
+# deadlocks there, ignoring SIGTERM (1 run in 17 with the CPUs busy). A
+# launcher still running at 20 s with no rank left is killed and reported,
+# not failed: nothing of ours remains for it to wait on.
 run_abort() {
     [ "$CONDUIT" = udp ] || return 0
     local label=$1; shift
+    local lpid rc secs why live="" killed=0
     hang_t0
-    out=$(timeout 60 "$@" "$tmp/rank1-bad-network.sh" "$tmp/classic" 2>&1); rc=$?
+    "$@" "$tmp/rank1-bad-network.sh" "$tmp/classic" >"$tmp/abort.out" 2>&1 &
+    lpid=$!
+    while kill -0 "$lpid" 2>/dev/null && awk -v s="$(hang_secs)" 'BEGIN { exit !(s < 20) }'; do
+        sleep 0.1
+    done
     secs=$(hang_secs)
+    if kill -0 "$lpid" 2>/dev/null; then
+        live=$(pgrep -f -- "^$tmp/classic")
+        pkill -9 -P "$lpid"; kill -9 "$lpid"; killed=1
+    fi
+    { wait "$lpid"; } 2>/dev/null; rc=$?
+    out=$(cat "$tmp/abort.out")
     why=$(echo "$out" | grep -m1 "GASNET_NETWORK='198.51.100.0/24' matches no interface")
-    if [ $rc != 0 ] && [ $rc != 124 ] && [ -n "$why" ] && hang_check "$label: job end after rank 1's abort" "$secs" 20 1 >/dev/null
-    then ok "$label: rank 1's fatal error ended the job (exit $rc, $secs s): ${why:0:60}..."
-    else fail "$label: rank 1's fatal error: exit $rc after $secs s"; echo "$out" | tail -5; fi
+    if [ -z "$why" ] || [ -n "$live" ] || [ "$rc" = 0 ]; then
+        fail "$label: rank 1's fatal error: exit $rc after $secs s${live:+, ranks still running}"
+        echo "$out" | tail -5
+    elif [ $killed = 1 ]; then
+        ok "$label: rank 1's fatal error ended every rank; the launcher itself hung in its teardown and was killed at $secs s: ${why:0:60}..."
+    else
+        ok "$label: rank 1's fatal error ended the job (exit $rc, $secs s): ${why:0:60}..."
+    fi
 }
 
 # run_hybrid LABEL PROG ORDER CMD...: 4 ranks agree and the sum is right
 run_hybrid() {
     local label=$1 prog=$2 order=$3; shift 3
-    out=$(timeout 120 "$@" "$prog" "$order" 2>&1); rc=$?
+    out=$(timeout -k 5 120 "$@" "$prog" "$order" 2>&1); rc=$?
     n=$(echo "$out" | grep -c "^hybrid rank .* ok$")
     echo "$out" | grep -m1 "^hybrid rank 0" | sed 's/^/     /'
     if [ $rc = 0 ] && [ "$n" = 4 ]; then ok "$label: hybrid $order, 4 of 4 ranks agree with MPI"
@@ -106,7 +130,7 @@ run_hybrid() {
 # run_exit LABEL CMD...: the last rank's gasnet_exit(42) is the job's code
 run_exit() {
     local label=$1; shift
-    out=$(timeout 120 "$@" "$EXIT_PROG" poll 2>&1); rc=$?
+    out=$(timeout -k 5 120 "$@" "$EXIT_PROG" poll 2>&1); rc=$?
     if [ $rc = 42 ] && ! echo "$out" | grep -q SURVIVED; then ok "$label: gasnet_exit(42) on rank 3 ends the job with 42"
     else fail "$label: gasnet_exit(42): exit $rc"; echo "$out" | tail -5; fi
 }
@@ -180,7 +204,7 @@ if slurm_start; then
     run_boot "srun --mpi=pmix" srun -n 12 -O --mpi=pmix
     if [ $have_mpich = 1 ]; then
         run_hybrid "srun --mpi=pmi2" "$tmp/hy-mpich" mpi-first $S --mpi=pmi2
-        out=$(timeout 60 $S --mpi=pmi2 "$tmp/hy-mpich" gasnet-first 2>&1); rc=$?
+        out=$(timeout -k 5 60 $S --mpi=pmi2 "$tmp/hy-mpich" gasnet-first 2>&1); rc=$?
         if [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "gasnet_init was called before MPI_Init"; then
             ok "srun --mpi=pmi2: hybrid gasnet-first stops at once (exit $rc): $(echo "$out" | grep -m1 'gasnet boot' | cut -c1-90)..."
         else fail "srun --mpi=pmi2: hybrid gasnet-first: exit $rc"; echo "$out" | tail -3; fi
@@ -197,7 +221,7 @@ if slurm_start; then
     run_kill "srun -K --mpi=pmi2" $S -K --mpi=pmi2
     run_kill "srun -K --mpi=pmix" $S -K --mpi=pmix
     if [ "$CONDUIT" = udp ]; then
-    out=$(timeout 60 $S --mpi=none "$tmp/classic" 2>&1); rc=$?
+    out=$(timeout -k 5 60 $S --mpi=none "$tmp/classic" 2>&1); rc=$?
     if [ $rc != 0 ] && [ "$(echo "$out" | grep -c 'started by srun with 4 tasks')" = 4 ]; then
         ok "srun --mpi=none: every task says srun gave it no PMI (exit $rc)"
     else fail "srun --mpi=none: exit $rc"; echo "$out" | tail -3; fi

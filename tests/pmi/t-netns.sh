@@ -32,7 +32,7 @@ unset GASNET_NETWORK
 
 # mpiexec in A: Hydra's proxies over our ssh, its own connections on A's veth
 mpx() {
-    timeout 60 ip netns exec "$NETNS_A" mpiexec.mpich -launcher ssh -launcher-exec "$MH_DIR/ssh-wrap" \
+    timeout -k 5 60 ip netns exec "$NETNS_A" mpiexec.mpich -launcher ssh -launcher-exec "$MH_DIR/ssh-wrap" \
         -iface "$NETNS_VETH_A" -hosts "${NETNS_A_ADDRS[0]}:2,${NETNS_B_ADDRS[0]}:2" -n 4 "$@"
 }
 for conduit in udp tcp; do
@@ -64,13 +64,13 @@ if slurm_start_two "$NETNS_A" "${NETNS_A_ADDRS[0]}" "$NETNS_B" "${NETNS_B_ADDRS[
     echo "  Slurm: $(slurm_srun_env sinfo -h -o '%N %t' | tr '\n' ' ')"
     for conduit in udp tcp; do
         for mpi in pmi2 pmix; do
-            out=$(GASNET_UDP_TIMEOUT=10 slurm_srun_env timeout 60 srun -N2 -n4 -O --mpi=$mpi "$MH_DIR/classic-$conduit" 30 2>&1); rc=$?
+            out=$(GASNET_UDP_TIMEOUT=10 slurm_srun_env timeout -k 5 60 srun -N2 -n4 -O --mpi=$mpi "$MH_DIR/classic-$conduit" 30 2>&1); rc=$?
             n=$(echo "$out" | grep -c "classic client PASSED")
             echo "  $conduit classic client under srun --mpi=$mpi, tasks 0-1 on na (A), 2-3 on nb (B): exit $rc, $n of 4 PASSED"
             [ $rc = 0 ] && [ "$n" = 4 ] || { fail "$conduit classic client under two-node srun --mpi=$mpi (exit $rc, $n of 4)"; echo "$out" | tail -5; }
         done
         ebin=$TOP/tests/extended; [ $conduit = tcp ] && ebin=$TOP/tests/extended/tcp
-        out=$(GASNET_UDP_TIMEOUT=10 slurm_srun_env timeout 60 srun -N2 -n4 -O --mpi=pmix "$ebin/t_clientext" 2>&1); rc=$?
+        out=$(GASNET_UDP_TIMEOUT=10 slurm_srun_env timeout -k 5 60 srun -N2 -n4 -O --mpi=pmix "$ebin/t_clientext" 2>&1); rc=$?
         table=$(echo "$out" | sed -n 's/^node 0: host table: *//p')
         echo "  $conduit gasnet_getNodeInfo under srun --mpi=pmix: host table '$table' (want '0 0 1 1'), exit $rc"
         [ $rc = 0 ] && [ "$table" = "0 0 1 1" ] || { fail "$conduit getNodeInfo under two-node srun (exit $rc, table '$table')"; echo "$out" | tail -5; }
