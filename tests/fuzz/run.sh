@@ -4,6 +4,11 @@
 # tests/fuzz/run.sh --build              build them only
 # tests/fuzz/run.sh --gen-corpus [DIR]   rewrite the generated seeds (seed-*) of
 #                                        the tree's corpus, or write them in DIR
+# tests/fuzz/run.sh --keep [NAME]        keep in the tree's corpus (as cov-*)
+#                                        what the runs found: the inputs of
+#                                        tests/out/fuzz/work/NAME/ that reach
+#                                        code the other files of the corpus do
+#                                        not (libFuzzer's -merge=1)
 #
 # Builds each tests/fuzz/fuzz_NAME.c with clang -g -O1
 # -fsanitize=fuzzer,address,undefined (UB is fatal) against the sources it
@@ -70,6 +75,19 @@ fuzz() { # NAME SECONDS
   return $rc
 }
 
+keep() { # NAME: the tree's cov-* files made anew from the work corpus
+  local n=$1 tree="$top/tests/fuzz/corpus/$1" m="$out/keep/$1" f
+  [ -d "$out/work/$n" ] || { echo "run.sh: no runs of $n to keep (tests/out/fuzz/work/$n)" >&2; return 1; }
+  rm -rf "$m"; mkdir -p "$m"
+  for f in "$tree"/*; do case ${f##*/} in cov-*) ;; *) cp "$f" "$m/" ;; esac; done
+  "$out/bin/fuzz_$n" -merge=1 "$m" "$out/work/$n" "$tree" >"$out/$n.keep.log" 2>&1 ||
+    { echo "run.sh: merging $n failed (tests/out/fuzz/$n.keep.log)" >&2; return 1; }
+  rm -f "$tree"/cov-*
+  for f in "$m"/*; do [ -e "$tree/${f##*/}" ] || cp "$f" "$tree/cov-${f##*/}"; done
+  rm -rf "$m"
+  echo "fuzz_$n: $(ls "$tree" | grep -c '^cov-') cov-* inputs kept, $(ls "$tree" | wc -l) in all"
+}
+
 mkdir -p "$out/bin"
 export TMPDIR="$out"          # clang's temporary objects stay out of /tmp
 case "${1:-}" in
@@ -78,6 +96,8 @@ case "${1:-}" in
   dir=${2:-$top/tests/fuzz/corpus}
   for n in $NAMES; do mkdir -p "$dir/$n"; done
   build gen_corpus && "$out/bin/gen_corpus" "$dir"; exit ;;
+--keep)
+  for n in ${2:-$NAMES}; do build "$n" && keep "$n" || exit 1; done; exit 0 ;;
 esac
 names=${1:-$NAMES}
 secs=${2:-60}
