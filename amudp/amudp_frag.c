@@ -123,6 +123,56 @@ int amudp_frag_deliver_agg(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t 
   return (int)it->h.msg_id;
 }
 
+/* The reassembly of the frame that fragment it belongs to, opened at its
+ * first fragment to arrive; NULL (counted) when it disagrees with the
+ * frame's first one or brings more bytes than the frame lacks (an
+ * overlap): malformed, dropped. Lock held. */
+static amudp_reasm_t *reasm_find(gasnetc_transport_t *t, amudp_peer_t *p,
+                                 const amudp_rxitem_t *it) {
+  const amudp_wire_hdr_t *h = &it->h;
+  amudp_reasm_t *r = p->reasm;
+  while (r && r->msg_id != h->msg_id) r = r->next;
+  if (!r) {
+    if (!(r = calloc(1, sizeof *r))) amudp_frag_nomem(sizeof *r);
+    r->msg_id = h->msg_id;
+    r->msg_len = h->msg_len;
+    r->hdrlen = h->hdrlen;
+    memcpy(r->hdr, it->hdr, h->hdrlen);
+    r->next = p->reasm;
+    p->reasm = r;
+  }
+  if (r->msg_len != h->msg_len || r->hdrlen != h->hdrlen || it->len > r->msg_len - r->got) {
+    AMUDP_COUNT(t, bad_frag, 1);
+    return NULL;
+  }
+  return r;
+}
+
+/* Where r's payload goes: place()'s destination, asked once per frame
+ * (with the lock released: place runs the core's code), or a buffer from
+ * the payload cache, as for sends. Lock held. */
+static void reasm_dest(gasnetc_transport_t *t, amudp_reasm_t *r, uint32_t src) {
+#if GASNETC_THREADS
+  while (r->state == 1) { /* another thread is in place() for this frame */
+    AMUDP_UNLOCK(t);
+    sched_yield();
+    AMUDP_LOCK(t);
+  }
+#endif
+  if (r->state != 0) return;
+  const gasnetc_transport_config_t *c = &t->cfg;
+  r->state = 1;
+  AMUDP_UNLOCK(t);
+  void *d = c->place ? c->place(c->ctx, src, r->hdr, r->hdrlen, r->msg_len) : NULL;
+  AMUDP_LOCK(t);
+  if (!d) {
+    if (!(r->owned = amudp_msg_get(t, r->msg_len))) amudp_frag_nomem(r->msg_len);
+    d = r->owned->data;
+  }
+  r->dest = d;
+  r->state = 2;
+}
+
 GASNETI_HOT
 int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it) {
   const gasnetc_transport_config_t *c = &t->cfg;
@@ -136,43 +186,12 @@ int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it)
 
   amudp_peer_t *p = &t->peers[src];
   AMUDP_LOCK(t);
-  amudp_reasm_t *r = p->reasm;
-  while (r && r->msg_id != h->msg_id) r = r->next;
+  amudp_reasm_t *r = reasm_find(t, p, it);
   if (!r) {
-    if (!(r = calloc(1, sizeof *r))) amudp_frag_nomem(sizeof *r);
-    r->msg_id = h->msg_id;
-    r->msg_len = h->msg_len;
-    r->hdrlen = h->hdrlen;
-    memcpy(r->hdr, it->hdr, h->hdrlen);
-    r->next = p->reasm;
-    p->reasm = r;
-  }
-  /* A fragment that disagrees with the frame's first one, or brings more
-   * bytes than the frame lacks (an overlap), is malformed: dropped. */
-  if (r->msg_len != h->msg_len || r->hdrlen != h->hdrlen || it->len > r->msg_len - r->got) {
-    AMUDP_COUNT(t, bad_frag, 1);
     AMUDP_UNLOCK(t);
     return 0;
   }
-#if GASNETC_THREADS
-  while (r->state == 1) { /* another thread is in place() for this frame */
-    AMUDP_UNLOCK(t);
-    sched_yield();
-    AMUDP_LOCK(t);
-  }
-#endif
-  if (r->state == 0) {
-    r->state = 1;
-    AMUDP_UNLOCK(t);
-    void *d = c->place ? c->place(c->ctx, src, r->hdr, r->hdrlen, r->msg_len) : NULL;
-    AMUDP_LOCK(t);
-    if (!d) { /* no destination: a buffer from the payload cache, as for sends */
-      if (!(r->owned = amudp_msg_get(t, r->msg_len))) amudp_frag_nomem(r->msg_len);
-      d = r->owned->data;
-    }
-    r->dest = d;
-    r->state = 2;
-  }
+  reasm_dest(t, r, src);
   unsigned char *dest = r->dest;
   AMUDP_UNLOCK(t);
 

@@ -163,38 +163,49 @@ static uint32_t launcher_task_id(void)
   return SPAWN_ID_ANY;
 }
 
+/* A relay's ticket: from ticket_file (a GASNET_CSPAWN_CMD worker, which
+ * keeps the other descriptors its launcher gave it) or from stdin (ssh).
+ * 0, or -1 said on stderr. */
+static int relay_ticket(spawn_node_t *node, const char *ticket_file, spawn_ticket_t *t)
+{
+  char line[SPAWN_TICKET_MAX];
+  int fd = 0, rc;
+  if (ticket_file && (fd = open(ticket_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+    fprintf(stderr, SPAWN_NAME ": relay on %s: cannot read %s: %s\n", node->host, ticket_file, strerror(errno));
+    return -1;
+  }
+  if (ticket_file) keep_inherited_fds(node, fd);
+  rc = spawn_ticket_read(fd, line, sizeof line);
+  if (ticket_file) close(fd);
+  if (rc < 0 || spawn_ticket_parse(line, t) < 0) {
+    fprintf(stderr, SPAWN_NAME ": relay on %s: no valid ticket on %s\n", node->host, ticket_file ? ticket_file : "stdin");
+    return -1;
+  }
+  memset(line, 0, sizeof line);
+  if (ticket_file && t->id == SPAWN_ID_ANY) t->id = launcher_task_id();
+  if (!strcmp(t->addr, "-")) {                /* launcher = ssh's client end */
+    const char *sc = getenv("SSH_CONNECTION");
+    if (!sc || sscanf(sc, "%63s", t->addr) != 1) {
+      fprintf(stderr, SPAWN_NAME ": relay on %s: no address for the launcher (set GASNET_MASTERIP)\n", node->host);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 static int relay_main(const char *ticket_file)
 {
   static spawn_node_t node;
   static spawn_cfg_t cfg;
   spawn_ticket_t t;
   char line[SPAWN_TICKET_MAX];
-  int fd = 0, rc, sock;
+  int rc, sock;
   uint8_t *body;
   size_t len;
   const char *why;
 
   gethostname(node.host, sizeof node.host - 1);
-  if (ticket_file && (fd = open(ticket_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-    fprintf(stderr, SPAWN_NAME ": relay on %s: cannot read %s: %s\n", node.host, ticket_file, strerror(errno));
-    return 1;
-  }
-  if (ticket_file) keep_inherited_fds(&node, fd);
-  rc = spawn_ticket_read(fd, line, sizeof line);
-  if (ticket_file) close(fd);
-  if (rc < 0 || spawn_ticket_parse(line, &t) < 0) {
-    fprintf(stderr, SPAWN_NAME ": relay on %s: no valid ticket on %s\n", node.host, ticket_file ? ticket_file : "stdin");
-    return 1;
-  }
-  memset(line, 0, sizeof line);
-  if (ticket_file && t.id == SPAWN_ID_ANY) t.id = launcher_task_id();
-  if (!strcmp(t.addr, "-")) {                /* launcher = ssh's client end */
-    const char *sc = getenv("SSH_CONNECTION");
-    if (!sc || sscanf(sc, "%63s", t.addr) != 1) {
-      fprintf(stderr, SPAWN_NAME ": relay on %s: no address for the launcher (set GASNET_MASTERIP)\n", node.host);
-      return 1;
-    }
-  }
+  if (relay_ticket(&node, ticket_file, &t) < 0) return 1;
   rc = spawn_client_join(&t, node.host, &sock, &body, &len, &why);
   if (rc < 0) {
     fprintf(stderr, SPAWN_NAME ": relay on %s: cannot join the launcher at %s:%u: %s: %s\n",
