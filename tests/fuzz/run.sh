@@ -4,11 +4,12 @@
 # tests/fuzz/run.sh --build              build them only
 # tests/fuzz/run.sh --gen-corpus [DIR]   rewrite the generated seeds (seed-*) of
 #                                        the tree's corpus, or write them in DIR
-# tests/fuzz/run.sh --keep [NAME]        keep in the tree's corpus (as cov-*)
+# tests/fuzz/run.sh --keep [NAME]        add to the tree's corpus (as cov-*)
 #                                        what the runs found: the inputs of
 #                                        tests/out/fuzz/work/NAME/ that reach
-#                                        code the other files of the corpus do
-#                                        not (libFuzzer's -merge=1)
+#                                        code the corpus does not yet
+#                                        (libFuzzer's -merge=1); nothing in
+#                                        the tree is removed or renamed
 #
 # Builds each tests/fuzz/fuzz_NAME.c with clang -g -O1
 # -fsanitize=fuzzer,address,undefined (UB is fatal) against the sources it
@@ -75,17 +76,18 @@ fuzz() { # NAME SECONDS
   return $rc
 }
 
-keep() { # NAME: the tree's cov-* files made anew from the work corpus
-  local n=$1 tree="$top/tests/fuzz/corpus/$1" m="$out/keep/$1" f
+keep() { # NAME: the work corpus's inputs that reach new code, added to the tree's as cov-*
+  local n=$1 tree="$top/tests/fuzz/corpus/$1" m="$out/keep/$1" f added=0
   [ -d "$out/work/$n" ] || { echo "run.sh: no runs of $n to keep (tests/out/fuzz/work/$n)" >&2; return 1; }
   rm -rf "$m"; mkdir -p "$m"
-  for f in "$tree"/*; do case ${f##*/} in cov-*) ;; *) cp "$f" "$m/" ;; esac; done
-  "$out/bin/fuzz_$n" -merge=1 "$m" "$out/work/$n" "$tree" >"$out/$n.keep.log" 2>&1 ||
+  cp "$tree"/* "$m/"
+  "$out/bin/fuzz_$n" -merge=1 "$m" "$out/work/$n" >"$out/$n.keep.log" 2>&1 ||
     { echo "run.sh: merging $n failed (tests/out/fuzz/$n.keep.log)" >&2; return 1; }
-  rm -f "$tree"/cov-*
-  for f in "$m"/*; do [ -e "$tree/${f##*/}" ] || cp "$f" "$tree/cov-${f##*/}"; done
+  for f in "$m"/*; do
+    [ -e "$tree/${f##*/}" ] || { cp "$f" "$tree/cov-${f##*/}"; added=$((added + 1)); }
+  done
   rm -rf "$m"
-  echo "fuzz_$n: $(ls "$tree" | grep -c '^cov-') cov-* inputs kept, $(ls "$tree" | wc -l) in all"
+  echo "fuzz_$n: $added cov-* inputs added, $(ls "$tree" | wc -l) in all"
 }
 
 mkdir -p "$out/bin"

@@ -5,7 +5,7 @@
 # handshake, the launcher protocol and ticket, the key-value blobs, the PMI-1
 # replies. Any crash, leak or sanitizer report fails. FUZZ_SECONDS per
 # harness (default 2: the in-tree corpus, seeds and what long runs kept,
-# 10-230 inputs each, runs first, then libFuzzer's own inputs for the rest;
+# 10-250 inputs each, runs first, then libFuzzer's own inputs for the rest;
 # each log's line gives the count); tests/fuzz/run.sh NAME SECONDS fuzzes
 # one for longer, and run.sh --keep keeps what it reached.
 # timeout: 300
