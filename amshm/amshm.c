@@ -571,12 +571,9 @@ static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
     amshm_ring_consume(r, rec);
     consumed++;
   }
-  if (rc < 0) {
-    amshm_rx_release(p, k);
-    return rc;
-  }
-  if (budget < 0) amshm_bell_again(t, p); /* maybe more: look again next poll */
+  if (rc == 0 && budget < 0) amshm_bell_again(t, p); /* maybe more: look again next poll */
   amshm_rx_release(p, k);
+  if (rc < 0) return rc;
   if (consumed) amshm_room_freed(t, p, r);
   return n;
 }

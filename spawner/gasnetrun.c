@@ -248,12 +248,16 @@ static int relay_main(const char *ticket_file)
 
 /* --------------------------------------------------------------- launcher */
 
-/* The command line, and the hosts it and the environment name. */
+/* The command line, the hosts it and the environment name, and what they
+ * decide: where the ranks run, on how many hosts. */
 typedef struct {
   uint32_t n, nhosts_want, nhosts;
   char **hosts, *hostfile, *exports;
   int verbose, have_h;
   int prog;             /* argv index of the program */
+  char mode;            /* 'L' local, 'S' ssh, 'C' cspawn (launch_mode) */
+  uint32_t alloc_nodes; /* cspawn by srun in a Slurm allocation: its nodes, else 0 */
+  uint32_t use;         /* hosts used (hosts_used) */
 } launch_args_t;
 
 static void parse_args(int argc, char **argv, launch_args_t *a)
@@ -280,10 +284,11 @@ static void parse_args(int argc, char **argv, launch_args_t *a)
   a->prog = i;
 }
 
-/* Where the ranks run: 'L' local, 'S' ssh or 'C' cspawn (GASNET_CSPAWN_CMD,
- * or srun inside a Slurm allocation: *alloc_nodes its nodes). Fills the host
- * list from the environment when the command line has none. */
-static char launch_mode(launch_args_t *a, spawn_opts_t *o, uint32_t *alloc_nodes)
+/* Where the ranks run (a->mode): 'L' local, 'S' ssh or 'C' cspawn
+ * (GASNET_CSPAWN_CMD, or srun inside a Slurm allocation of a->alloc_nodes
+ * nodes). Fills the host list from the environment when the command line
+ * has none. */
+static void launch_mode(launch_args_t *a, spawn_opts_t *o)
 {
   if (!a->have_h && a->hostfile) read_hostfile(&a->hosts, &a->nhosts, a->hostfile);
   if (!a->have_h && !a->hostfile && o->mode != 'L') {
@@ -293,23 +298,24 @@ static char launch_mode(launch_args_t *a, spawn_opts_t *o, uint32_t *alloc_nodes
   if ((a->have_h || a->hostfile) && a->nhosts == 0) die2("the host list is empty");
   /* Inside a Slurm allocation with no host list: srun starts one relay per
    * allocated node (docs/launcher.md, "Inside a Slurm allocation"). */
-  *alloc_nodes = 0;
+  a->alloc_nodes = 0;
   if (!a->nhosts && !o->cspawn_cmd && (!o->mode || o->mode == 'C') && getenv("SLURM_JOB_ID")) {
     const char *nn = getenv("SLURM_JOB_NUM_NODES") ? getenv("SLURM_JOB_NUM_NODES") : getenv("SLURM_NNODES");
-    *alloc_nodes = parse_count("SLURM_JOB_NUM_NODES", nn ? nn : "1");
+    a->alloc_nodes = parse_count("SLURM_JOB_NUM_NODES", nn ? nn : "1");
     o->cspawn_cmd = SPAWN_SRUN_CMD;
   }
   char mode = o->mode ? o->mode : o->cspawn_cmd ? 'C' : a->nhosts ? 'S' : 'L';
   if (mode == 'C' && !o->cspawn_cmd) die2("GASNET_SPAWNFN=C needs GASNET_CSPAWN_CMD");
   if (mode == 'S' && a->nhosts == 0) die2("ssh spawn needs hosts (-H, --hostfile, GASNET_SSH_SERVERS or GASNET_SSH_NODEFILE)");
   if (mode == 'L') a->nhosts = a->nhosts > 1 ? 1 : a->nhosts;
-  return mode;
+  a->mode = mode;
 }
 
 /* The hosts an ssh job uses (-N, or as many as there are ranks), checked
- * against GASNET_MAX_PPN; 1 otherwise. */
-static uint32_t hosts_used(const launch_args_t *a, const spawn_opts_t *o, char mode)
+ * against GASNET_MAX_PPN; 1 otherwise: a->use. */
+static void hosts_used(launch_args_t *a, const spawn_opts_t *o)
 {
+  char mode = a->mode;
   uint32_t n = a->n, use = mode == 'S' ? a->nhosts : 1;
   if (a->nhosts_want) {
     if (mode == 'S' && a->nhosts_want > a->nhosts) die2("-N %u but the host list has %u hosts", (unsigned)a->nhosts_want, (unsigned)a->nhosts);
@@ -320,13 +326,14 @@ static uint32_t hosts_used(const launch_args_t *a, const spawn_opts_t *o, char m
   if (mode == 'S' && n < use) use = n;
   if (o->max_ppn && mode != 'C' && (n + use - 1) / use > o->max_ppn)
     die2("-n %u needs more than GASNET_MAX_PPN=%u ranks on one of %u hosts", (unsigned)n, (unsigned)o->max_ppn, (unsigned)use);
-  return use;
+  a->use = use;
 }
 
 /* The directory the ranks start in. The program must exist here (remote
  * trees share the path), unless GASNET_SSH_REMOTE_PATH names theirs. */
-static char *job_cwd(const launch_args_t *a, const spawn_opts_t *o, char mode, char **argv)
+static char *job_cwd(const launch_args_t *a, const spawn_opts_t *o, char **argv)
 {
+  char mode = a->mode;
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) die2("cannot get the current directory: %s", strerror(errno));
   const char *rpath = o->remote_path;
@@ -341,13 +348,12 @@ static char *job_cwd(const launch_args_t *a, const spawn_opts_t *o, char mode, c
 
 /* Which ranks start where: all here (L), consecutive ranks per host (S), or
  * one worker per allocated node or rank (C). */
-static void root_placement(spawn_cfg_t *cfg, const launch_args_t *a, char mode, uint32_t use,
-                           uint32_t alloc_nodes)
+static void root_placement(spawn_cfg_t *cfg, const launch_args_t *a)
 {
-  uint32_t n = a->n;
-  if (mode == 'L') {
+  uint32_t n = a->n, use = a->use, alloc_nodes = a->alloc_nodes;
+  if (a->mode == 'L') {
     cfg->lo = 0; cfg->n = n;
-  } else if (mode == 'S') {
+  } else if (a->mode == 'S') {
     cfg->nhosts = use;
     cfg->hosts = calloc(use, sizeof *cfg->hosts);
     for (uint32_t h = 0; h < use; h++) {   /* blocked: consecutive ranks per host */
@@ -366,13 +372,13 @@ static void root_placement(spawn_cfg_t *cfg, const launch_args_t *a, char mode, 
 
 /* The configuration of the root node: the job, its program, its hosts. */
 static void root_cfg(spawn_cfg_t *cfg, const launch_args_t *a, const spawn_opts_t *o,
-                     char mode, uint32_t use, uint32_t alloc_nodes, int argc, char **argv)
+                     int argc, char **argv)
 {
   cfg->size = a->n;
   cfg->sub_lo = 0; cfg->sub_n = a->n;
   cfg->degree = o->out_degree;
   cfg->connect_ms = o->connect_s * 1000;
-  cfg->cwd = job_cwd(a, o, mode, argv);
+  cfg->cwd = job_cwd(a, o, argv);
   if (!(cfg->relay_path = self_path())) die2("cannot find my own executable");
   cfg->argc = (uint32_t)(argc - a->prog);
   cfg->argv = argv + a->prog;
@@ -382,13 +388,13 @@ static void root_cfg(spawn_cfg_t *cfg, const launch_args_t *a, const spawn_opts_
     cfg->exports = spawn_split_words(a->exports, &ne);
     cfg->nexports = (uint32_t)ne;
   }
-  root_placement(cfg, a, mode, use, alloc_nodes);
+  root_placement(cfg, a);
 }
 
 /* The address the ranks and relays reach the root at. */
-static void root_addr(spawn_node_t *node, const launch_args_t *a, const spawn_opts_t *o, char mode)
+static void root_addr(spawn_node_t *node, const launch_args_t *a, const spawn_opts_t *o)
 {
-  if (mode == 'L') {
+  if (a->mode == 'L') {
     snprintf(node->addr, sizeof node->addr, "127.0.0.1");
   } else {
     if (o->masterip) snprintf(node->addr, sizeof node->addr, "%s", o->masterip);
@@ -415,17 +421,16 @@ int main(int argc, char **argv)
   if (spawn_opts_read(&cfg, &node.opt, why, sizeof why) < 0) die2("%s", why);
   spawn_opts_t *o = &node.opt;
 
-  uint32_t alloc_nodes;
-  char mode = launch_mode(&a, o, &alloc_nodes);
-  uint32_t use = hosts_used(&a, o, mode);
-  root_cfg(&cfg, &a, o, mode, use, alloc_nodes, argc, argv);
+  launch_mode(&a, o);
+  hosts_used(&a, o);
+  root_cfg(&cfg, &a, o, argc, argv);
 
   node.is_root = 1;
   node.cfg = &cfg;
   node.loop = uv_default_loop();
   gethostname(node.host, sizeof node.host - 1);
   if (spawn_random(node.secret, sizeof node.secret) < 0) die2("getrandom failed: %s", strerror(errno));
-  root_addr(&node, &a, o, mode);
+  root_addr(&node, &a, o);
   raise_fd_limit();
   if (spawn_job_init(&node, a.verbose) < 0) die2("out of memory");
   return run_node(&node);
