@@ -500,6 +500,9 @@ int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, in
     it->data = buf + AMUDP_HDR_LEN + it->h.hdrlen;
     it->len = len - AMUDP_HDR_LEN - it->h.hdrlen;
     return 1;
+  case AMUDP_T_NOTE: /* delivered as an item, like a frame (amudp_note_deliver) */
+    AMUDP_COUNT(t, notices_received, 1);
+    return 1;
   case AMUDP_T_PING:
     p->ack_now = 1;
     return 0;
@@ -598,6 +601,24 @@ static int rx_check(gasnetc_transport_t *t, amudp_rxbatch_t *b, int m, int late,
   return nitem;
 }
 
+/* Hand a NOTE datagram's notice to the core; no lock held. */
+static int amudp_note_deliver(gasnetc_transport_t *t, uint32_t src, const amudp_rxitem_t *it) {
+  gasnetc_notice_t n;
+  n.kind = amudp_wire_note_get(&it->h, n.w);
+  if (t->cfg.notice) t->cfg.notice(t->cfg.ctx, src, &n);
+  return 1;
+}
+
+/* Deliver one item of a receive batch: frames delivered. */
+GASNETI_HOT
+int amudp_item_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it) {
+  switch (it->h.type) {
+  case AMUDP_T_AGG: return amudp_frag_deliver_agg(t, src, it);
+  case AMUDP_T_NOTE: return amudp_note_deliver(t, src, it);
+  default: return amudp_frag_deliver(t, src, it);
+  }
+}
+
 /* One receive pass: read, check, ack, then deliver with the lock released.
  * What it reads is timed as arriving at now, read before the receive call
  * (amudp_progress). Returns the number of datagrams read; adds frames
@@ -627,8 +648,7 @@ static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *
     int nitem = rx_check(t, b, m, late, now);
     AMUDP_UNLOCK(t);
     for (int k = 0; k < nitem; k++)
-      n += b->items[k].h.type == AMUDP_T_AGG ? amudp_frag_deliver_agg(t, b->src[k], &b->items[k])
-                                             : amudp_frag_deliver(t, b->src[k], &b->items[k]);
+      n += amudp_item_deliver(t, b->src[k], &b->items[k]);
   }
   AMUDP_LOCK(t);
   if (fd == t->fd) t->rx_hits = m > 0 ? t->rx_hits + 1 : 0;
@@ -875,6 +895,17 @@ static int amudp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr,
   return rc;
 }
 
+/* A notice (transport.h): one NOTE datagram, or nothing (amudp_rel_send_note). */
+static int amudp_notice(gasnetc_transport_t *t, uint32_t dest, const gasnetc_notice_t *n) {
+  if (!t->connected || dest >= t->cfg.nranks || dest == t->cfg.myrank) return -EINVAL;
+  amudp_peer_t *p = &t->peers[dest];
+  AMUDP_LOCK(t);
+  int rc = p->gone ? -EPIPE : 0;
+  if (rc == 0) amudp_rel_send_note(t, p, n->kind, n->w);
+  AMUDP_UNLOCK(t);
+  return rc;
+}
+
 /* Lend a payload buffer (an amudp_msg_t, 16-aligned) that commit hands to
  * the fragments as it is: the payload is written once, by the client. */
 static int amudp_prepare(gasnetc_transport_t *t, gasnetc_lend_t *lend, size_t paylen) {
@@ -997,6 +1028,7 @@ const gasnetc_transport_ops_t amudp_ops = {
   .connect = amudp_connect,
   .max_payload = amudp_max_payload,
   .send = amudp_send,
+  .notice = amudp_notice,
   .prepare = amudp_prepare,
   .commit = amudp_commit,
   .poll = amudp_poll,

@@ -133,6 +133,7 @@
   X(datagrams_sent) X(datagrams_received) X(bytes_sent) X(bytes_received)  \
   X(frames_sent) X(frames_delivered) X(data_sent) X(retransmitted)         \
   X(fast_retransmits) X(rto_expiries) X(acks_sent) X(pings_sent)           \
+  X(notices_sent) X(notices_received)                                      \
   X(byes_sent) X(dup_dropped) X(out_of_window) X(send_blocked)             \
   X(send_errors) X(bad_datagrams) X(bad_short) X(bad_magic) X(bad_tag)     \
   X(bad_mac) X(bad_type) X(bad_rank) X(bad_length) X(bad_addr)             \
@@ -422,6 +423,11 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
 int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
                       unsigned flags, uint64_t now);
 void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type);
+/* Deliver an item amudp_rx_datagram made (a frame, an aggregate's frames, a
+ * notice), with no lock held: frames delivered (amudp.c). */
+int amudp_item_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it);
+void amudp_rel_send_note(gasnetc_transport_t *t, amudp_peer_t *p, uint16_t kind,
+                         const uint32_t *w);
 void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now);
 void amudp_rel_flush_acks(gasnetc_transport_t *t);
 void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why);

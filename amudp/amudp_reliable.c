@@ -649,21 +649,39 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
   return 1;
 }
 
-void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
+/* Send p a bare header (h: its type and what the type carries), with our
+ * current ack for p, which rides on it as on DATA. */
+static void bare_send(gasnetc_transport_t *t, amudp_peer_t *p, amudp_wire_hdr_t *h) {
   unsigned char buf[AMUDP_HDR_LEN];
-  amudp_wire_hdr_t h;
-  memset(&h, 0, sizeof h);
-  h.type = (uint8_t)type;
-  h.src = t->cfg.myrank;
-  h.dst = p->rank;
-  h.ack = p->rcv_next;
-  h.sack = sack_bits(p);
-  h.flags = (uint16_t)ack_flags(t, p, gasneti_now_ns());
-  if (type == AMUDP_T_ACK && p->ack_req) h.flags |= AMUDP_F_ACKREQ; /* waited on */
-  amudp_wire_encode(buf, &h, &t->keys);
+  h->src = t->cfg.myrank;
+  h->dst = p->rank;
+  h->ack = p->rcv_next;
+  h->sack = sack_bits(p);
+  h->flags |= (uint16_t)ack_flags(t, p, gasneti_now_ns());
+  amudp_wire_encode(buf, h, &t->keys);
   struct iovec iov = {buf, sizeof buf};
   amudp_xmit(t, p, &iov, 1);
   ack_sent(t, p);
+}
+
+/* A notice (transport.h) is sent once. If it is lost, so is the ack it
+ * carried, as a lost standalone ACK's: the peer's retransmission asks again. */
+void amudp_rel_send_note(gasnetc_transport_t *t, amudp_peer_t *p, uint16_t kind,
+                         const uint32_t *w) {
+  amudp_wire_hdr_t h;
+  memset(&h, 0, sizeof h);
+  h.type = AMUDP_T_NOTE;
+  amudp_wire_note_put(&h, kind, w);
+  bare_send(t, p, &h);
+  AMUDP_COUNT(t, notices_sent, 1);
+}
+
+void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
+  amudp_wire_hdr_t h;
+  memset(&h, 0, sizeof h);
+  h.type = (uint8_t)type;
+  if (type == AMUDP_T_ACK && p->ack_req) h.flags |= AMUDP_F_ACKREQ; /* waited on */
+  bare_send(t, p, &h);
   if (type == AMUDP_T_ACK) AMUDP_COUNT(t, acks_sent, 1);
   else if (type == AMUDP_T_PING) AMUDP_COUNT(t, pings_sent, 1);
   else if (type == AMUDP_T_BYE) AMUDP_COUNT(t, byes_sent, 1);

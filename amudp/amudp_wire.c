@@ -68,8 +68,26 @@ void amudp_wire_encode(unsigned char *buf, const amudp_wire_hdr_t *h,
   gasneti_put_le32(buf + 40, h->msg_id);
   gasneti_put_le32(buf + 44, h->frag_off);
   gasneti_put_le32(buf + 48, h->msg_len);
-  gasneti_put_le32(buf + 52, 0);
+  gasneti_put_le32(buf + 52, h->reserved);
   gasneti_put_le64(buf + 56, amudp_siphash(k->mac_k0, k->mac_k1, buf, 56));
+}
+
+void amudp_wire_note_put(amudp_wire_hdr_t *h, uint16_t kind, const uint32_t *w) {
+  h->hdrlen = kind;
+  h->seq = w[0];
+  h->msg_id = w[1];
+  h->frag_off = w[2];
+  h->msg_len = w[3];
+  h->reserved = w[4];
+}
+
+uint16_t amudp_wire_note_get(const amudp_wire_hdr_t *h, uint32_t *w) {
+  w[0] = h->seq;
+  w[1] = h->msg_id;
+  w[2] = h->frag_off;
+  w[3] = h->msg_len;
+  w[4] = h->reserved;
+  return h->hdrlen;
 }
 
 void amudp_wire_rec_encode(unsigned char *p, const amudp_wire_rec_t *r) {
@@ -139,12 +157,15 @@ amudp_bad_t amudp_wire_decode(const unsigned char *buf, size_t len,
   h->msg_id = gasneti_get_le32(buf + 40);
   h->frag_off = gasneti_get_le32(buf + 44);
   h->msg_len = gasneti_get_le32(buf + 48);
-  if (h->type < AMUDP_T_DATA || h->type > AMUDP_T_AGG) return AMUDP_BAD_TYPE;
+  h->reserved = gasneti_get_le32(buf + 52);
+  if (h->type < AMUDP_T_DATA || h->type > AMUDP_T_NOTE) return AMUDP_BAD_TYPE;
   if (h->src >= k->nranks || h->src == k->myrank || h->dst != k->myrank)
     return AMUDP_BAD_RANK;
   if (h->type == AMUDP_T_AGG) return agg_check(buf, len, h, k);
-  if (h->type != AMUDP_T_DATA)
-    return (len == AMUDP_HDR_LEN && h->hdrlen == 0) ? AMUDP_BAD_NONE : AMUDP_BAD_LENGTH;
+  if (h->type != AMUDP_T_DATA) /* a NOTE's hdrlen is its kind */
+    return (len == AMUDP_HDR_LEN && (h->hdrlen == 0 || h->type == AMUDP_T_NOTE))
+               ? AMUDP_BAD_NONE
+               : AMUDP_BAD_LENGTH;
   if (h->hdrlen > k->max_hdr || AMUDP_HDR_LEN + (size_t)h->hdrlen > len ||
       h->msg_len > k->max_payload)
     return AMUDP_BAD_LENGTH;

@@ -22,13 +22,20 @@
  *   40   4  msg_id     DATA: frame number, per (src,dst)
  *   44   4  frag_off   DATA: offset of this datagram's payload in the frame
  *   48   4  msg_len    DATA: whole frame payload length
- *   52   4  reserved   0
+ *   52   4  reserved   0 (NOTE: word 4 of its notice)
  *   56   8  mac        SipHash-2-4 of bytes 0..55 under the job's MAC key
  *
  * A DATA datagram is: header, hdrlen bytes of core header (repeated in every
  * fragment, so any fragment may arrive first), then payload bytes
  * [frag_off, frag_off + datagram_len - 64 - hdrlen) of the frame.
  * ACK, PING and BYE datagrams are the bare header.
+ *
+ * A NOTE datagram (a notice, core/transport.h: sent once, never
+ * retransmitted, never acked) is the bare header too, its notice in fields
+ * that a bare header otherwise leaves 0, so that the MAC covers it: the
+ * notice's kind in hdrlen, its words 0..4 in seq, msg_id, frag_off, msg_len
+ * and reserved (amudp_wire_note_put / _get). Its ack and sack are the
+ * sender's current ones, as on every type.
  *
  * An AGG datagram carries several whole frames under one sequence number
  * (the reliability layer's unit is the datagram, so the frames in it are
@@ -57,8 +64,9 @@
 #include <stdint.h>
 
 #define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
-#define AMUDP_VERSION     5u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
-                                     ACK, 5: datagrams also from the send port (amudp.c);
+#define AMUDP_VERSION     6u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
+                                     ACK, 5: datagrams also from the send port (amudp.c),
+                                     6: AMUDP_T_NOTE;
                                      raise at every change of what a datagram means or
                                      where it may come from */
 #define AMUDP_HDR_LEN     64u
@@ -70,6 +78,7 @@ typedef enum {
   AMUDP_T_PING = 3, /* liveness probe; answered by an ACK */
   AMUDP_T_BYE  = 4, /* sender is closing: no more traffic, do not probe */
   AMUDP_T_AGG  = 5, /* several whole frames, one seq; reliable like DATA */
+  AMUDP_T_NOTE = 6, /* a notice in the header; sent once, not acked */
 } amudp_type_t;
 
 #define AMUDP_REC_LEN      16u  /* aggregate record header */
@@ -109,8 +118,13 @@ typedef struct amudp_wire_hdr {
   uint32_t seq, ack;
   uint64_t sack;
   uint16_t hdrlen, flags;
-  uint32_t msg_id, frag_off, msg_len;
+  uint32_t msg_id, frag_off, msg_len, reserved;
 } amudp_wire_hdr_t;
+
+/* A NOTE's notice: kind and AMUDP_NOTE_WORDS words, in and out of a header. */
+#define AMUDP_NOTE_WORDS 5
+void amudp_wire_note_put(amudp_wire_hdr_t *h, uint16_t kind, const uint32_t *w);
+uint16_t amudp_wire_note_get(const amudp_wire_hdr_t *h, uint32_t *w);
 
 /* What a datagram is checked against (fixed at open/connect). */
 typedef struct amudp_wire_keys {

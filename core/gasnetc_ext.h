@@ -22,6 +22,11 @@ typedef struct gasnetc_extension {
    * known, before its barrier (so no rank uses the extension before all
    * have it ready). */
   void (*attach)(void);
+  /* Optional. Called by gasnet_exit (any way a process ends through it)
+   * before the transports close and flush what is unacknowledged, unless
+   * it is called from a transport callback: send, as frames, what a peer
+   * may still wait for that went as notices (below). */
+  void (*exit)(void);
 } gasnetc_extension_t;
 
 /* A team: an ordered set of ranks. Its id travels in collective AMs and is
@@ -96,5 +101,23 @@ void gasnetc_handler_run_reply_medium(const char *fname, gasnet_node_t src, gex_
 int gasnetc_am_request_long_lc(gasnet_node_t node, gex_AM_Index_t handler, const void *src,
                                size_t nbytes, void *dest_addr, gex_Flags_t flags,
                                uint32_t *lc, int nargs, const gex_AM_Arg_t *args);
+
+/* Notices (core/transport.h, gasnetc_notice.c): a few words sent once,
+ * perhaps lost, for messages whose loss the extension repairs itself. A
+ * notice's handler runs like an AM handler (any thread in PAR), and may
+ * send notices but no requests. */
+enum { GASNETC_NOTICE_BARRIER = 1, GASNETC_NOTICE_KINDS };
+#define GASNETC_NOTICE_NWORDS 5
+typedef void (*gasnetc_notice_fn)(gasnet_node_t src, const uint32_t *w);
+void gasnetc_notice_register(unsigned kind, gasnetc_notice_fn fn);
+/* Send job rank node (not this one) a notice of GASNETC_NOTICE_NWORDS words:
+ * 0 (sent, and perhaps lost), -ENOTSUP (its transport carries no notices:
+ * send a frame), -EPIPE (node is dead). */
+int gasnetc_notice_send(gasnet_node_t node, unsigned kind, const uint32_t *w);
+/* 1 when notices to job rank node go as notices (not -ENOTSUP). */
+int gasnetc_notices_to(gasnet_node_t node);
+/* The next sleep of a waiting thread ends by time ns (gasneti_now_ns) at
+ * the latest: a deadline of the caller's, such as a lost notice's repair. */
+void gasnetc_wake_by(uint64_t ns);
 
 #endif /* GASNETC_EXT_H */

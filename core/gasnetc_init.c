@@ -268,6 +268,7 @@ static void gasnetc_attach_config(gasnetc_transport_config_t *cfg) {
   cfg->deliver = gasnetc_deliver_cb;
   cfg->place = gasnetc_place_cb;
   cfg->peer_dead = gasnetc_peer_dead_cb;
+  cfg->notice = gasnetc_notice_cb;
 }
 
 /* One bootstrap exchange for what attach needs to learn: every node's
@@ -475,6 +476,8 @@ static void gasnetc_exit_now(int code, int notify) {
   if (gasnetc_g.inited) boot_fini(code);
   /* Not from inside a transport callback: the transport is mid-call. */
   if (gasnetc_g.attached && !gasnetc_thread.in_callback) {
+    for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
+      if (gasnetc_conduit.extensions[i]->exit) gasnetc_conduit.extensions[i]->exit();
     gasnetc_route_close();
     gasnetc_live_close(); /* after: peers' probes are answered while we flush */
   }

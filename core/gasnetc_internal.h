@@ -158,6 +158,7 @@ typedef struct gasnetc_client {
   uint8_t *route;             /* [nodes] */
   size_t max_payload;         /* the least of the transports' */
   int epfd;                   /* the one wait (gasnetc_wait.c), -1 before init */
+  uint64_t wake_ns;           /* gasnetc_wake_by's deadline for the next sleep; 0: none */
 
   /* The primordial objects. */
   gasnetc_ep_t ep0;
@@ -300,7 +301,7 @@ unsigned gasnetc_route_nbrhd(gasnet_node_t me, gasnet_node_t peer);
   X(requests_sent) X(replies_sent) X(loopback_msgs) X(payload_bytes_sent) \
   X(requests_handled) X(replies_handled) X(payload_bytes_received)     \
   X(medium_realigned) X(long_copied) X(polls) X(waits) X(send_retries)   \
-  X(sends_inflight)
+  X(sends_inflight) X(notices_sent) X(notices_received)
 enum {
 #define GASNETC_STAT_ENUM(name) GASNETC_STAT_##name,
   GASNETC_STATS(GASNETC_STAT_ENUM)
@@ -354,6 +355,7 @@ void *gasnetc_place_cb(void *ctx, uint32_t src, const void *hdr,
                        size_t hdrlen, size_t paylen);
 void gasnetc_peer_dead_cb(void *ctx, uint32_t rank, const char *why);
 void gasnetc_send_done_cb(void *ctx, void *cookie, int rc); /* gasnetc_route.c */
+void gasnetc_notice_cb(void *ctx, uint32_t src, const gasnetc_notice_t *n); /* gasnetc_notice.c */
 
 /* ---- transports and routes (gasnetc_route.c) ------------------------------ */
 /* Open the conduit's transports (gasnet_attach). 0 or a GASNET_ERR_*. */

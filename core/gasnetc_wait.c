@@ -6,8 +6,9 @@
  *                       (bounded, non-blocking);
  *   gasnetc_wait(ms)    ask each transport for its next deadline (idle()),
  *                       sleep in ppoll() on the epoll set until a
- *                       descriptor is ready, the earliest deadline or ms,
- *                       then poll every transport.
+ *                       descriptor is ready, the earliest deadline (or
+ *                       gasnetc_wake_by's: the barrier's repair of a lost
+ *                       notice) or ms, then poll every transport.
  *
  * The sleep is ppoll() on the epoll descriptor rather than epoll_wait, for
  * its nanosecond timeout (transport deadlines such as retransmissions fall
@@ -82,8 +83,17 @@ static int gasnetc_progress_some(int all) {
 
 int gasnetc_progress(void) { return gasnetc_progress_some(0); }
 
+void gasnetc_wake_by(uint64_t ns) {
+  uint64_t cur = __atomic_load_n(&gasnetc_g.wake_ns, __ATOMIC_RELAXED);
+  while ((cur == 0 || ns < cur) &&
+         !__atomic_compare_exchange_n(&gasnetc_g.wake_ns, &cur, ns, 1, __ATOMIC_RELAXED,
+                                      __ATOMIC_RELAXED)) {
+  }
+}
+
 int gasnetc_wait(int timeout_ms) {
-  uint64_t dl = GASNETC_NEVER;
+  uint64_t dl = __atomic_exchange_n(&gasnetc_g.wake_ns, 0, __ATOMIC_RELAXED);
+  if (dl == 0) dl = GASNETC_NEVER;
   for (unsigned i = 0; i < gasnetc_g.ntp; i++) {
     uint64_t d = gasnetc_g.tp[i].ops->idle(gasnetc_g.tp[i].t);
     if (d < dl) dl = d;

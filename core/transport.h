@@ -27,6 +27,16 @@
  * its own, 16-aligned). The core pads headers to a multiple of 16 where the
  * payload must be aligned (Medium: spec 2.3.3.2).
  *
+ * Notices: besides frames, a transport may carry notices (ops->notice):
+ * GASNETC_NOTICE_WORDS words for the core, sent at most once and perhaps
+ * not at all: no retransmission, no acknowledgement, no order, no credit,
+ * authenticated like the transport's frames. They are for messages whose
+ * loss the core repairs itself, cheaper than a frame where the transport's
+ * reliability is most of a message's cost: amudp carries them (a NOTE
+ * datagram), and the barrier's messages go as notices over it
+ * (extended-ref/gasnete_barrier.c; docs/transports.md, "Notices"). A transport without them (ops->notice NULL) is asked for
+ * frames only.
+ *
  * Threading: in a PAR build (GASNETC_THREADS defined to 1) every op except
  * open/connect/close may be called from several threads at once, and the
  * callbacks may run on any thread that is inside send/poll/commit.
@@ -49,6 +59,13 @@
 #define GASNETC_NEVER     UINT64_MAX /* idle(): no deadline */
 
 typedef struct gasnetc_transport gasnetc_transport_t; /* each transport's own */
+
+/* A notice (above): what the core sends, and gets back through cfg.notice. */
+#define GASNETC_NOTICE_WORDS 5
+typedef struct gasnetc_notice {
+  uint16_t kind; /* the core's: whose notice it is */
+  uint32_t w[GASNETC_NOTICE_WORDS];
+} gasnetc_notice_t;
 
 /* send() / prepare() flags */
 enum {
@@ -126,6 +143,12 @@ typedef struct gasnetc_transport_config {
    * first (the frame is lost with the peer).
    */
   void (*send_done)(void *ctx, void *cookie, int rc);
+  /*
+   * A notice (ops->notice) has arrived from `src`, authentic and addressed
+   * to this rank; it may be a duplicate, or come after later ones. Made
+   * with no transport lock held, like deliver.
+   */
+  void (*notice)(void *ctx, uint32_t src, const gasnetc_notice_t *n);
   /*
    * Add (events != 0: EPOLLIN/EPOLLOUT bits) or change, or remove
    * (events == 0) a descriptor of this transport in the core's one wait.
@@ -208,6 +231,12 @@ typedef struct gasnetc_transport_ops {
   int (*prepare)(gasnetc_transport_t *t, gasnetc_lend_t *lend, size_t paylen);
   int (*commit)(gasnetc_transport_t *t, gasnetc_lend_t *lend, const void *hdr,
                 size_t hdrlen, size_t paylen);
+
+  /* Optional (NULL: none). Send notice n to rank `dest`, which it serves:
+   * at once or never (it never queues, never blocks, never says "not
+   * now"). 0 (gone, or lost as a datagram may be), -EINVAL (bad rank),
+   * -EPIPE (peer dead). */
+  int (*notice)(gasnetc_transport_t *t, uint32_t dest, const gasnetc_notice_t *n);
 
   /* Bounded, non-blocking progress: read what has arrived, run due timers
    * (retransmissions, acks), write what is queued, deliver complete frames.

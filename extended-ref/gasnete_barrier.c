@@ -17,8 +17,8 @@
  *   stage RELEASE  (other)   wait for the leader's release, which carries the
  *                            combination of every rank's notify
  *
- * Arrivals and releases are AMs between ranks of one neighbourhood, which
- * the shared-memory transport (amshm/) carries: a barrier of 8 ranks on one
+ * Arrivals and releases are messages between ranks of one neighbourhood,
+ * which the shared-memory transport (amshm/) carries: a barrier of 8 ranks on one
  * host sends 14 messages through shared memory and none over the network
  * (a flat barrier among all 8 sends 24); across hosts only the
  * leaders talk. With the bypass off (GASNET_SUPERNODE_MAXSIZE=1) every rank
@@ -42,6 +42,30 @@
  * which gives exactly spec 3.5.0.2's "any two nodes passed non-anonymous
  * barrier values which didn't match".
  *
+ * Messages. Each says one fact, "rank r reached barrier p (with this
+ * state)", in one of three places (gasnete_bfill): a round, a neighbour's
+ * arrival, the release. Where the peer's transport carries notices (UDP:
+ * core/transport.h, core/gasnetc_notice.c) a message goes as one, sent
+ * once and perhaps lost; else as a Short AM (TCP, shared memory). A notice
+ * skips the reliability layer's bookkeeping on both sides, which was most
+ * of a barrier's cost on a crowded host (docs/performance.md, "The barrier
+ * by notices"). Facts are idempotent, so the barrier repairs a loss itself:
+ *   - a copy or a late message is harmless: a slot keeps the newest
+ *     barrier's (gasnete_bslot_fill);
+ *   - a barrier that has waited GASNETE_BARRIER_PULL_NS for the message it
+ *     needs asks its sender again (gasnete_bpull_due: a pull, a reliable AM;
+ *     the answer is a reliable reply), backing off to once a second; each
+ *     rank keeps what it sent in its last GASNETE_BARRIER_SLOTS barriers
+ *     for that (gasnete_bsent_t);
+ *   - a rank that leaves a barrier may not hear that its last messages
+ *     arrived (a round's, a release; an arrival it does, in the release):
+ *     before its transports close (gasnet_exit) or a team is destroyed it
+ *     sends them again as frames, which the transports flush
+ *     (gasnete_bresend). Without that, a peer whose release was lost
+ *     would wait for a rank that is gone.
+ * tests/extended/t-barrier-loss.sh checks all three with 20% of the
+ * datagrams lost.
+ *
  * Handlers cannot send requests (spec 2.4.1 / core), so a message only
  * records its arrival; what follows it (the next round, the releases) is
  * sent by the waiting thread, in gasnet_barrier_wait / gasnet_barrier_try /
@@ -57,8 +81,11 @@
  * (spec 3.5); handlers on other threads only fill arrival slots, published
  * with a release store of the phase number.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gasneti_time.h" /* gasneti_now_ns: a lost message's repair is timed */
 
 #include "gasnete_coll_internal.h"
 
@@ -70,8 +97,18 @@
 /* The `from` of a leader's release (gasnete_barrier_host_handler). */
 #define GASNETE_B_FROM_LEADER ((gasnete_arg_t)-1)
 
+/* Waited for this long without news, a barrier asks for the message again
+ * (gasnete_bpull), then after twice as long, up to the maximum. */
+#define GASNETE_BARRIER_PULL_NS 2000000u        /* 2 ms */
+#define GASNETE_BARRIER_PULL_MAX_NS 1000000000u /* 1 s */
+/* A waiting barrier reads the clock for that at every this-many idle kicks. */
+#define GASNETE_BARRIER_PULL_EVERY 8u
+
 enum { GASNETE_B_NAMED = 0, GASNETE_B_ANON = 1, GASNETE_B_MISMATCH = 2 };
 enum { GASNETE_BS_GATHER, GASNETE_BS_NET, GASNETE_BS_RELEASE };
+/* The messages: a network round's (idx: the round), a neighbour's arrival at
+ * its leader (idx: its index among the leader's), the leader's release. */
+enum { GASNETE_BM_ROUND, GASNETE_BM_ARRIVE, GASNETE_BM_RELEASE };
 
 typedef struct {
   int kind; /* GASNETE_B_* */
@@ -90,7 +127,22 @@ typedef struct {
   int stage;            /* GASNETE_BS_* */
   int step;             /* GATHER: next neighbour to hear; NET: next round */
   gasnete_bstate_t acc; /* what we know so far */
+  /* The repair (gasnete_bpull_due): where it stood at the last kick, the
+   * idle kicks since, when it asks again and the wait before that. */
+  uint32_t mark, idle;
+  uint64_t pull_at, pull_ns;
 } gasnete_binst_t;
+
+/* What this rank sent in one barrier, kept to send it again (a pull, the
+ * exit). The barrier's thread writes a message's state, then its bit in
+ * `have` (release); handlers on any thread read them in that order. */
+#define GASNETE_BSENT_ARRIVE (1ull << 62)
+#define GASNETE_BSENT_RELEASE (1ull << 63)
+typedef struct {
+  uint32_t phase;
+  uint64_t have; /* bit r < 32: round r's; GASNETE_BSENT_ARRIVE, _RELEASE */
+  gasnete_bstate_t arrive, release, round[GASNETE_BARRIER_MAX_ROUNDS];
+} gasnete_bsent_t;
 
 /* One team's barrier (its gasnetc_team_t.barrier). Ranks are team ranks. */
 typedef struct gasnete_barrier {
@@ -113,9 +165,16 @@ typedef struct gasnete_barrier {
   gasnete_bslot_t slot[GASNETE_BARRIER_SLOTS][GASNETE_BARRIER_MAX_ROUNDS];
   gasnete_bslot_t *gathered; /* [SLOTS * nlocal] */
   gasnete_bslot_t released[GASNETE_BARRIER_SLOTS];
+  gasnete_bsent_t sent[GASNETE_BARRIER_SLOTS]; /* by phase % SLOTS */
+  struct gasnete_barrier *next; /* every team's, for the exit (gasnete_b_all) */
 } gasnete_barrier_t;
 
 static gasnete_barrier_t gasnete_b0; /* the primordial team's */
+static gasnete_barrier_t *gasnete_b_all; /* every team's, for the exit */
+static gasnet_hsl_t gasnete_b_lock = GASNET_HSL_INITIALIZER;
+static void gasnete_barrier_notice(gasnet_node_t src, const uint32_t *w);
+static void gasnete_bresend(gasnete_barrier_t *b);
+static void gasnete_blist(gasnete_barrier_t *b, int add);
 static int gasnete_by_host = 1;       /* GASNET_BARRIER_BY_HOST */
 
 static void *gasnete_balloc(size_t n, size_t size) {
@@ -176,6 +235,22 @@ void gasnete_barrier_attach(void) {
   gasnete_b0.team = gasnetc_team_primordial();
   gasnete_b0.team->barrier = &gasnete_b0;
   gasnete_bhierarchy(&gasnete_b0, gasnete_by_host);
+  gasnete_blist(&gasnete_b0, 1);
+  gasnetc_notice_register(GASNETC_NOTICE_BARRIER, gasnete_barrier_notice);
+}
+
+/* Add b to gasnete_b_all, or take it out. */
+static void gasnete_blist(gasnete_barrier_t *b, int add) {
+  gasnet_hsl_lock(&gasnete_b_lock);
+  gasnete_barrier_t **at = &gasnete_b_all;
+  while (*at && *at != b) at = &(*at)->next;
+  if (add && !*at) {
+    b->next = gasnete_b_all;
+    gasnete_b_all = b;
+  } else if (!add && *at) {
+    *at = b->next;
+  }
+  gasnet_hsl_unlock(&gasnete_b_lock);
 }
 
 /* A new team's barrier, before any member can send it a message. */
@@ -183,6 +258,7 @@ void gasnete_barrier_team_init(gasnetc_team_t *tm) {
   gasnete_barrier_t *b = gasnete_balloc(1, sizeof *b);
   b->team = tm;
   gasnete_bhierarchy(b, gasnete_by_host);
+  gasnete_blist(b, 1);
   tm->barrier = b;
 }
 
@@ -192,23 +268,28 @@ int gasnete_barrier_team_idle(gasnetc_team_t *tm) {
   return !b->notified && (b->phase == 0 || gasnete_bdone(b, b->phase));
 }
 
-/* A destroyed team's: every barrier on it complete here. */
+/* A destroyed team's: every barrier on it complete here; what members may
+ * still wait for goes again, as frames, which need no team here to arrive. */
 void gasnete_barrier_team_fini(gasnetc_team_t *tm) {
   gasnete_barrier_t *b = tm->barrier;
   tm->barrier = NULL;
   if (!b || b == &gasnete_b0) return;
+  gasnete_blist(b, 0);
+  gasnete_bresend(b);
   free(b->leaders);
   free(b->local);
   free(b->gathered);
   free(b);
 }
 
-/* The barrier of the team a message names. */
-static gasnete_barrier_t *gasnete_bteam(gasnete_arg_t team) {
+/* The barrier of the team a message names; NULL if this rank has no such
+ * team (fatal unless `gone_ok`: a notice or a pull may come late, after
+ * the team was destroyed here, which sent its last messages as frames). */
+static gasnete_barrier_t *gasnete_bteam(gasnete_arg_t team, int gone_ok) {
   gasnetc_team_t *tm = gasnetc_team_lookup((uint32_t)team);
-  if (GASNETE_UNLIKELY(!tm || !tm->barrier))
+  if (GASNETE_UNLIKELY(!tm || !tm->barrier) && !gone_ok)
     gasnete_fatal("barrier message for team %u, which this node does not have", (unsigned)team);
-  return tm->barrier;
+  return tm ? tm->barrier : NULL;
 }
 
 static inline gasnete_bstate_t gasnete_bcombine(gasnete_bstate_t a, gasnete_bstate_t b) {
@@ -220,11 +301,14 @@ static inline gasnete_bstate_t gasnete_bcombine(gasnete_bstate_t a, gasnete_bsta
   return a;
 }
 
-static void gasnete_bslot_fill(gasnete_bslot_t *s, gasnete_arg_t phase, gasnete_arg_t kind,
-                               gasnete_arg_t id) {
-  __atomic_store_n(&s->kind, kind, __ATOMIC_RELAXED);
-  __atomic_store_n(&s->id, id, __ATOMIC_RELAXED);
-  __atomic_store_n(&s->arrived, (uint32_t)phase + 1, __ATOMIC_RELEASE);
+/* A message may come more than once (a notice and the answer to a pull,
+ * a duplicated datagram) and late: a slot keeps the newest barrier's. */
+static void gasnete_bslot_fill(gasnete_bslot_t *s, uint32_t phase, gasnete_bstate_t st) {
+  uint32_t had = __atomic_load_n(&s->arrived, __ATOMIC_ACQUIRE);
+  if (had && (int32_t)(phase + 1 - had) < 0) return;
+  __atomic_store_n(&s->kind, st.kind, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->id, st.id, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->arrived, phase + 1, __ATOMIC_RELEASE);
 }
 
 /* Slot s holds barrier `phase`'s message: combine it into *acc, empty it. */
@@ -237,52 +321,205 @@ static int gasnete_bslot_take(gasnete_bslot_t *s, uint32_t phase, gasnete_bstate
   return 1;
 }
 
-/* A network round from another leader. */
+/* A message of barrier `phase` has come: into its slot. */
+GASNETI_HOT
+static void gasnete_bfill(gasnete_barrier_t *b, uint32_t phase, uint32_t what, uint32_t idx,
+                          gasnete_bstate_t st) {
+  uint32_t slot = phase % GASNETE_BARRIER_SLOTS;
+  int leads = b->leader == b->team->rank;
+  if (what == GASNETE_BM_ROUND && idx < (uint32_t)b->rounds && leads)
+    gasnete_bslot_fill(&b->slot[slot][idx], phase, st);
+  else if (what == GASNETE_BM_ARRIVE && idx < b->nlocal)
+    gasnete_bslot_fill(&b->gathered[slot * b->nlocal + idx], phase, st);
+  else if (what == GASNETE_BM_RELEASE && !leads)
+    gasnete_bslot_fill(&b->released[slot], phase, st);
+  else
+    gasnete_fatal("barrier message %u (index %u) for team %u: corrupt (its barrier has %d "
+                  "rounds among the leaders; rank %u leads %s, %u neighbours)",
+                  (unsigned)what, (unsigned)idx, (unsigned)b->team->id, b->rounds,
+                  (unsigned)b->team->rank, leads ? "yes" : "no", (unsigned)b->nlocal);
+}
+
+/* A message as a frame, sent as an AM where the transport carries no
+ * notices: its team is here (the receiver waits for it). */
 GASNETI_HOT
 void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
-                             gasnete_arg_t round, gasnete_arg_t kind, gasnete_arg_t id) {
+                             gasnete_arg_t what, gasnete_arg_t idx, gasnete_arg_t kind,
+                             gasnete_arg_t id) {
   (void)t;
-  gasnete_barrier_t *b = gasnete_bteam(team);
-  if (GASNETE_UNLIKELY((uint32_t)round >= (uint32_t)b->rounds || b->leader != b->team->rank))
-    gasnete_fatal("barrier message for round %d: corrupt (this team's barrier has %d rounds "
-                  "among the leaders of its neighbourhoods; rank %u leads: %s)",
-                  (int)round, b->rounds, (unsigned)b->team->rank,
-                  b->leader == b->team->rank ? "yes" : "no");
-  gasnete_bslot_fill(&b->slot[(uint32_t)phase % GASNETE_BARRIER_SLOTS][round], phase, kind, id);
+  gasnete_bstate_t st = { kind, id };
+  gasnete_bfill(gasnete_bteam(team, 0), (uint32_t)phase, (uint32_t)what, (uint32_t)idx, st);
 }
 
-/* A neighbour's arrival at its leader (from = its index), or the leader's
- * release (from = GASNETE_B_FROM_LEADER). */
-void gasnete_barrier_host_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
-                                  gasnete_arg_t from, gasnete_arg_t kind, gasnete_arg_t id) {
+/* A message sent again as a frame (the answer to a pull, or at an exit or
+ * a team's destruction: gasnete_bresend), which may come after this rank
+ * has passed that barrier and destroyed the team: then dropped. */
+void gasnete_barrier_again_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
+                                   gasnete_arg_t what, gasnete_arg_t idx, gasnete_arg_t kind,
+                                   gasnete_arg_t id) {
   (void)t;
-  gasnete_barrier_t *b = gasnete_bteam(team);
-  uint32_t slot = (uint32_t)phase % GASNETE_BARRIER_SLOTS;
-  if (from == GASNETE_B_FROM_LEADER) {
-    gasnete_bslot_fill(&b->released[slot], phase, kind, id);
-    return;
-  }
-  if (GASNETE_UNLIKELY((uint32_t)from >= b->nlocal))
-    gasnete_fatal("barrier arrival from neighbour %d: corrupt (this rank leads %u)", (int)from,
-                  (unsigned)b->nlocal);
-  gasnete_bslot_fill(&b->gathered[slot * b->nlocal + (uint32_t)from], phase, kind, id);
+  gasnete_barrier_t *b = gasnete_bteam(team, 1);
+  gasnete_bstate_t st = { kind, id };
+  if (b) gasnete_bfill(b, (uint32_t)phase, (uint32_t)what, (uint32_t)idx, st);
 }
 
-static void gasnete_bsend_host(const gasnete_barrier_t *b, gasnet_node_t to, uint32_t phase,
-                               gex_AM_Arg_t from, gasnete_bstate_t st) {
-  const gasnetc_team_t *tm = b->team;
-  gex_AM_RequestShort5(gasnete_g.pair, gasnetc_team_jobrank(tm, to), GASNETE_H_BARRIER_HOST, 0,
-                       (gex_AM_Arg_t)tm->id, (gex_AM_Arg_t)phase, from, st.kind, st.id);
-}
-
+/* A message as a notice: words team, phase, what | kind << 8, idx, id. */
 GASNETI_HOT
-static void gasnete_bsend_round(const gasnete_barrier_t *b, const gasnete_binst_t *in) {
+static void gasnete_barrier_notice(gasnet_node_t src, const uint32_t *w) {
+  (void)src;
+  gasnete_barrier_t *b = gasnete_bteam((gasnete_arg_t)w[0], 1);
+  gasnete_bstate_t st = { (int)(w[2] >> 8), (int)w[4] };
+  if (b) gasnete_bfill(b, w[1], w[2] & 0xff, w[3], st);
+}
+
+/* Send team rank `to` a message of barrier `phase`: a notice where its
+ * transport carries them (a lost one is pulled again: gasnete_bpull_due),
+ * else an AM; again (gasnete_bresend), an AM that a rank without the team
+ * any more drops. */
+GASNETI_HOT
+static void gasnete_bsend(const gasnete_barrier_t *b, gasnet_node_t to, uint32_t phase,
+                          uint32_t what, uint32_t idx, gasnete_bstate_t st, int again) {
   const gasnetc_team_t *tm = b->team;
+  gasnet_node_t jr = gasnetc_team_jobrank(tm, to);
+  uint32_t w[GASNETC_NOTICE_NWORDS] = { tm->id, phase, what | (uint32_t)st.kind << 8, idx,
+                                        (uint32_t)st.id };
+  if (!again && gasnetc_notice_send(jr, GASNETC_NOTICE_BARRIER, w) != -ENOTSUP) return;
+  gex_AM_RequestShort6(gasnete_g.pair, jr, again ? GASNETE_H_BARRIER_AGAIN : GASNETE_H_BARRIER, 0,
+                       (gex_AM_Arg_t)tm->id,
+                       (gex_AM_Arg_t)phase, (gex_AM_Arg_t)what, (gex_AM_Arg_t)idx, st.kind,
+                       st.id);
+}
+
+/* Where the message (what, idx) of a barrier is kept in s; its bit in have. */
+static gasnete_bstate_t *gasnete_bsent_at(gasnete_bsent_t *s, uint32_t what, uint32_t idx,
+                                          uint64_t *bit) {
+  if (what == GASNETE_BM_ROUND && idx < GASNETE_BARRIER_MAX_ROUNDS) {
+    *bit = 1ull << idx;
+    return &s->round[idx];
+  }
+  *bit = what == GASNETE_BM_ARRIVE ? GASNETE_BSENT_ARRIVE : GASNETE_BSENT_RELEASE;
+  return what == GASNETE_BM_ARRIVE ? &s->arrive : what == GASNETE_BM_RELEASE ? &s->release : NULL;
+}
+
+/* Send it, and keep it for a pull or the exit. */
+GASNETI_HOT
+static void gasnete_bpost(gasnete_barrier_t *b, gasnet_node_t to, uint32_t phase, uint32_t what,
+                          uint32_t idx, gasnete_bstate_t st) {
+  gasnete_bsent_t *s = &b->sent[phase % GASNETE_BARRIER_SLOTS];
+  if (s->phase != phase) {
+    __atomic_store_n(&s->have, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->phase, phase, __ATOMIC_RELAXED);
+  }
+  uint64_t bit;
+  gasnete_bstate_t *at = gasnete_bsent_at(s, what, idx, &bit);
+  __atomic_store_n(&at->kind, st.kind, __ATOMIC_RELAXED);
+  __atomic_store_n(&at->id, st.id, __ATOMIC_RELAXED);
+  __atomic_fetch_or(&s->have, bit, __ATOMIC_RELEASE);
+  gasnete_bsend(b, to, phase, what, idx, st, 0);
+}
+
+/* Message (what, idx) of barrier phase as this rank sent it: 1, or 0 if it
+ * has not (yet). Any thread. */
+static int gasnete_bsent_get(gasnete_barrier_t *b, uint32_t phase, uint32_t what, uint32_t idx,
+                             gasnete_bstate_t *st) {
+  gasnete_bsent_t *s = &b->sent[phase % GASNETE_BARRIER_SLOTS];
+  uint64_t bit;
+  const gasnete_bstate_t *at = gasnete_bsent_at(s, what, idx, &bit);
+  if (!at || !(__atomic_load_n(&s->have, __ATOMIC_ACQUIRE) & bit) ||
+      __atomic_load_n(&s->phase, __ATOMIC_RELAXED) != phase)
+    return 0;
+  st->kind = __atomic_load_n(&at->kind, __ATOMIC_RELAXED);
+  st->id = __atomic_load_n(&at->id, __ATOMIC_RELAXED);
+  return 1;
+}
+
+/* A peer waits for a message of ours that it has not had: send it again,
+ * as the reply, if we have sent it (if not yet, it goes when it is due). */
+void gasnete_barrier_pull_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
+                                  gasnete_arg_t what, gasnete_arg_t idx) {
+  gasnete_barrier_t *b = gasnete_bteam(team, 1);
+  gasnete_bstate_t st;
+  if (b && gasnete_bsent_get(b, (uint32_t)phase, (uint32_t)what, (uint32_t)idx, &st))
+    gex_AM_ReplyShort6(t, GASNETE_H_BARRIER_AGAIN, 0, team, phase, what, idx, st.kind, st.id);
+}
+
+/* Send again, as frames, what peers may still wait for from this rank: of
+ * its last GASNETE_BARRIER_SLOTS barriers (a member can be waiting in any
+ * that this rank has not seen every member pass), every round's message
+ * and the release that went as a notice. Its sender does not hear that
+ * those arrived; an arrival it does, in the release. Before the transports
+ * close (they flush frames, not notices) or a team is destroyed. */
+static void gasnete_bresend(gasnete_barrier_t *b) {
+  for (uint32_t k = 0; k < GASNETE_BARRIER_SLOTS && k < b->phase; k++) {
+    uint32_t phase = b->phase - k;
+    gasnete_bstate_t st;
+    for (int r = 0; r < b->rounds; r++) {
+      gasnet_node_t to = b->leaders[gasnete_bpeer_to(b->leader_index, (gasnet_node_t)1 << r,
+                                                     b->nleaders)];
+      if (gasnetc_notices_to(gasnetc_team_jobrank(b->team, to)) &&
+          gasnete_bsent_get(b, phase, GASNETE_BM_ROUND, (uint32_t)r, &st))
+        gasnete_bsend(b, to, phase, GASNETE_BM_ROUND, (uint32_t)r, st, 1);
+    }
+    for (gasnet_node_t i = 0; i < b->nlocal; i++)
+      if (gasnetc_notices_to(gasnetc_team_jobrank(b->team, b->local[i])) &&
+          gasnete_bsent_get(b, phase, GASNETE_BM_RELEASE, 0, &st))
+        gasnete_bsend(b, b->local[i], phase, GASNETE_BM_RELEASE, 0, st, 1);
+  }
+}
+
+void gasnete_barrier_exit(void) {
+  for (gasnete_barrier_t *b = gasnete_b_all; b; b = b->next) gasnete_bresend(b);
+}
+
+/* The message in waits for, and the team rank that sends it. */
+static gasnet_node_t gasnete_bawaited(const gasnete_barrier_t *b, const gasnete_binst_t *in,
+                                      uint32_t *what, uint32_t *idx) {
+  *idx = (uint32_t)in->step;
+  if (in->stage == GASNETE_BS_GATHER) {
+    *what = GASNETE_BM_ARRIVE;
+    return b->local[in->step];
+  }
+  if (in->stage == GASNETE_BS_NET) {
+    *what = GASNETE_BM_ROUND;
+    return b->leaders[gasnete_bpeer_from(b->leader_index, (gasnet_node_t)1 << in->step,
+                                         b->nleaders)];
+  }
+  *what = GASNETE_BM_RELEASE;
+  *idx = 0;
+  return b->leader;
+}
+
+/* in has not moved since its last kick. Once it has waited
+ * GASNETE_BARRIER_PULL_NS, ask the sender for the message again (a
+ * reliable AM, answered by a reliable reply: the repair of a lost notice,
+ * which costs nothing while none is lost), then after twice as long, and
+ * so on; a sleeping wait wakes for it (gasnetc_wake_by). */
+static void gasnete_bpull_due(gasnete_barrier_t *b, gasnete_binst_t *in) {
+  if (!in->pull_at) {
+    in->pull_ns = GASNETE_BARRIER_PULL_NS;
+    in->pull_at = gasneti_now_ns() + in->pull_ns;
+  } else if (++in->idle % GASNETE_BARRIER_PULL_EVERY == 0) {
+    uint64_t now = gasneti_now_ns();
+    if (now >= in->pull_at) {
+      uint32_t what, idx;
+      gasnet_node_t from = gasnete_bawaited(b, in, &what, &idx);
+      gex_AM_RequestShort4(gasnete_g.pair, gasnetc_team_jobrank(b->team, from),
+                           GASNETE_H_BARRIER_PULL, 0, (gex_AM_Arg_t)b->team->id,
+                           (gex_AM_Arg_t)in->phase, (gex_AM_Arg_t)what, (gex_AM_Arg_t)idx);
+      if (in->pull_ns < GASNETE_BARRIER_PULL_MAX_NS) in->pull_ns *= 2;
+      in->pull_at = now + in->pull_ns;
+    }
+  }
+  gasnetc_wake_by(in->pull_at);
+}
+
+/* Leader: this round's message (the pairwise exchange's partner, or the
+ * dissemination's next leader). */
+GASNETI_HOT
+static void gasnete_bsend_round(gasnete_barrier_t *b, const gasnete_binst_t *in) {
   gasnet_node_t to = b->leaders[gasnete_bpeer_to(b->leader_index, (gasnet_node_t)1 << in->step,
                                                  b->nleaders)];
-  gex_AM_RequestShort5(gasnete_g.pair, gasnetc_team_jobrank(tm, to), GASNETE_H_BARRIER, 0,
-                       (gex_AM_Arg_t)tm->id, (gex_AM_Arg_t)in->phase, in->step, in->acc.kind,
-                       in->acc.id);
+  gasnete_bpost(b, to, in->phase, GASNETE_BM_ROUND, (uint32_t)in->step, in->acc);
 }
 
 /* Leader: every neighbour has arrived; then the network stage begins. */
@@ -306,7 +543,7 @@ static int gasnete_bnet(gasnete_barrier_t *b, gasnete_binst_t *in) {
     if (++in->step < b->rounds) gasnete_bsend_round(b, in);
   }
   for (gasnet_node_t i = 0; i < b->nlocal; i++)
-    gasnete_bsend_host(b, b->local[i], in->phase, GASNETE_B_FROM_LEADER, in->acc);
+    gasnete_bpost(b, b->local[i], in->phase, GASNETE_BM_RELEASE, 0, in->acc);
   in->done = 1;
   return 1;
 }
@@ -314,7 +551,7 @@ static int gasnete_bnet(gasnete_barrier_t *b, gasnete_binst_t *in) {
 /* Advance instance in as far as the arrived messages allow; 1 when it is
  * complete. */
 GASNETI_HOT
-static int gasnete_binst_kick(gasnete_barrier_t *b, gasnete_binst_t *in) {
+static int gasnete_binst_advance(gasnete_barrier_t *b, gasnete_binst_t *in) {
   if (in->stage == GASNETE_BS_GATHER && !gasnete_bgather(b, in)) return 0;
   if (in->stage == GASNETE_BS_NET && !in->done && !gasnete_bnet(b, in)) return 0;
   if (in->stage == GASNETE_BS_RELEASE && !in->done) {
@@ -326,6 +563,20 @@ static int gasnete_binst_kick(gasnete_barrier_t *b, gasnete_binst_t *in) {
     in->done = 1;
   }
   return 1;
+}
+
+/* The same; when it is still waiting, the repair of a lost message is
+ * timed from its last move (gasnete_bpull_due). */
+GASNETI_HOT
+static int gasnete_binst_kick(gasnete_barrier_t *b, gasnete_binst_t *in) {
+  if (in->done || gasnete_binst_advance(b, in)) return 1;
+  uint32_t mark = (uint32_t)in->stage << 16 | (uint32_t)in->step;
+  if (mark != in->mark) {
+    in->mark = mark;
+    in->pull_at = 0;
+  }
+  gasnete_bpull_due(b, in);
+  return 0;
 }
 
 static inline gasnete_binst_t *gasnete_binst(gasnete_barrier_t *b, uint32_t phase) {
@@ -343,12 +594,14 @@ static uint32_t gasnete_bstart(gasnete_barrier_t *b, gasnete_bstate_t mine) {
   in->done = 0;
   in->step = 0;
   in->acc = mine;
+  in->mark = UINT32_MAX;
+  in->pull_at = 0;
   if (b->leader == b->team->rank) {
     in->stage = GASNETE_BS_GATHER;
     gasnete_binst_kick(b, in); /* the first round leaves now when no one is to be heard */
   } else {
     in->stage = GASNETE_BS_RELEASE;
-    gasnete_bsend_host(b, b->leader, phase, (gex_AM_Arg_t)b->local_index, mine);
+    gasnete_bpost(b, b->leader, phase, GASNETE_BM_ARRIVE, b->local_index, mine);
   }
   return phase;
 }

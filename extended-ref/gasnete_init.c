@@ -35,7 +35,8 @@ static const gasnet_handlerentry_t gasnete_handlers[] = {
   GASNETE_ENTRY(GASNETE_H_MEMSET_REQ, gasnete_memset_req_handler),
   GASNETE_ENTRY(GASNETE_H_BARRIER, gasnete_barrier_handler),
   GASNETE_ENTRY(GASNETE_H_COLL_DATA, gasnete_coll_data_handler),
-  GASNETE_ENTRY(GASNETE_H_BARRIER_HOST, gasnete_barrier_host_handler),
+  GASNETE_ENTRY(GASNETE_H_BARRIER_PULL, gasnete_barrier_pull_handler),
+  GASNETE_ENTRY(GASNETE_H_BARRIER_AGAIN, gasnete_barrier_again_handler),
   GASNETE_ENTRY(GASNETE_H_RATOMIC_REQ, gasnete_ratomic_req_handler),
   GASNETE_ENTRY(GASNETE_H_RATOMIC_REP, gasnete_ratomic_rep_handler),
   GASNETE_ENTRY(GASNETE_H_VIS_PUT, gasnete_vis_put_handler),
@@ -91,6 +92,7 @@ const gasnetc_extension_t gasnete_extension = {
   .nhandlers = (int)(sizeof gasnete_handlers / sizeof gasnete_handlers[0]),
   .connect = gasnete_connect,
   .attach = gasnete_attach,
+  .exit = gasnete_barrier_exit,
 };
 
 /* Spec 3: fatal, with a message. We end the job through gasnet_exit(1), as

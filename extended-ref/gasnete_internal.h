@@ -51,9 +51,11 @@ enum {
   GASNETE_H_GET_REP_MED,    /* Medium reply: dest(2) counter(2): copy, -1 */
   GASNETE_H_GET_REP_LONG,   /* Long reply into requester's segment: counter(2) */
   GASNETE_H_MEMSET_REQ,     /* Short request: dest(2) val nbytes(2) counter(2) */
-  GASNETE_H_BARRIER = 70,   /* Short request: team phase round flags id */
+  GASNETE_H_BARRIER = 70,   /* Short request: team phase what idx kind id (gasnete_barrier.c) */
   GASNETE_H_COLL_DATA = 71, /* Medium request: team seq stage from total(2) offset(2) */
-  GASNETE_H_BARRIER_HOST = 73, /* Short request: team phase from flags id: on-host arrive / release */
+  GASNETE_H_BARRIER_PULL = 73,   /* Short request: team phase what idx: send it again */
+  GASNETE_H_BARRIER_AGAIN = 74,  /* Short request or reply: as BARRIER, a message sent
+                                    again (pulled, or at exit): no team here, dropped */
   /* remote atomics (gasnete_ratomic.c) own 80..87 */
   GASNETE_H_RATOMIC_REQ = 80, /* Short request: addr(2) op1(2) op2(2) code counter(2) result(2) */
   GASNETE_H_RATOMIC_REP = 81, /* Short reply: op0(2) result(2) counter(2) size: store op0, -1 */
@@ -357,9 +359,15 @@ void gasnete_memset_req_handler(gasnet_token_t t, gasnete_arg_t dhi, gasnete_arg
                                 gasnete_arg_t val, gasnete_arg_t nhi, gasnete_arg_t nlo,
                                 gasnete_arg_t chi, gasnete_arg_t clo);
 void gasnete_barrier_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
-                             gasnete_arg_t round, gasnete_arg_t flags, gasnete_arg_t id);
-void gasnete_barrier_host_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
-                                  gasnete_arg_t from, gasnete_arg_t flags, gasnete_arg_t id);
+                             gasnete_arg_t what, gasnete_arg_t idx, gasnete_arg_t kind,
+                             gasnete_arg_t id);
+void gasnete_barrier_again_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
+                                   gasnete_arg_t what, gasnete_arg_t idx, gasnete_arg_t kind,
+                                   gasnete_arg_t id);
+void gasnete_barrier_pull_handler(gasnet_token_t t, gasnete_arg_t team, gasnete_arg_t phase,
+                                  gasnete_arg_t what, gasnete_arg_t idx);
+/* Send, as frames, what peers may still wait for (gasnetc_extension_t.exit). */
+void gasnete_barrier_exit(void);
 void gasnete_coll_data_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t team,
                                gasnete_arg_t seq, gasnete_arg_t stage, gasnete_arg_t from,
                                gasnete_arg_t thi, gasnete_arg_t tlo, gasnete_arg_t ohi,

@@ -11,7 +11,8 @@
  *   mac       this job's tag, header altered after the MAC was computed
  *   rank      valid MAC, src out of range / src = receiver / dst != receiver
  *   type      valid MAC, unknown type
- *   length    valid MAC, payload slice beyond the frame / hdrlen too big
+ *   length    valid MAC, payload slice beyond the frame / hdrlen too big /
+ *             a control datagram (ACK, NOTE) with a body
  *   addr      valid MAC claiming to be rank 1, but from the attacker's address
  *   version   this job's tag and a valid MAC, but amudp wire version 1 (an
  *             older build: before AMUDP_T_AGG), and 255
@@ -202,6 +203,7 @@ int main(void) {
   { size_t n = make_data(buf, &good, 1, 0, AMUDP_T_DATA, 10, 0, 0, 200); shoot(buf, n - 100); cls[6].want++; }
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_DATA, 10, 0, 10, 1000)); cls[6].want++;
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_ACK, 0, 0, 16, 0)); cls[6].want++;
+  shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_NOTE, 0, 0, 16, 0)); cls[6].want++;
   shoot(buf, make_data(buf, &good, 1, 0, AMUDP_T_DATA, 0xffffffffu, 0, 10, 32)); cls[6].want++;
   /* agg: aggregates with a valid MAC and one record or count inconsistent */
   for (int m = 1; m <= 9; m++) { shoot(buf, make_agg(buf, &good, 3, 10, m)); cls[8].want++; }

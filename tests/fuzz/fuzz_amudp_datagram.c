@@ -2,7 +2,8 @@
  * fuzz_amudp_datagram.c - libFuzzer harness for what amudp does with a
  * received datagram: amudp_rx_datagram (amudp_wire_decode, then acks, the
  * sequence window, duplicate suppression) and amudp_frag_deliver
- * (reassembly), the production functions, on a transport of rank 0 of 3
+ * (reassembly; amudp_item_deliver, which also splits aggregates and hands
+ * notices over), the production functions, on a transport of rank 0 of 3
  * built here without a socket (fd -1: whatever it sends fails, counted).
  * Before the datagrams arrive it has sent frames of its own to ranks 1 and
  * 2, so the acks in the input meet a real in-flight list.
@@ -47,6 +48,12 @@ static void on_deliver(void *ctx, uint32_t src, const void *hdr, size_t hdrlen, 
   delivered_sum += src;
 }
 
+static void on_notice(void *ctx, uint32_t src, const gasnetc_notice_t *n) {
+  (void)ctx;
+  for (int i = 0; i < GASNETC_NOTICE_WORDS; i++) delivered_sum += n->w[i];
+  delivered_sum += n->kind + src;
+}
+
 /* A Long's destination for frames whose core header starts with 'L'. */
 static void *on_place(void *ctx, uint32_t src, const void *hdr, size_t hdrlen, size_t paylen) {
   (void)ctx; (void)src;
@@ -73,6 +80,7 @@ static gasnetc_transport_t *fuzz_open(uint32_t isn, uint64_t now) {
   memset(t->cfg.job_key, 0x5a, GASNETC_KEY_LEN);
   t->cfg.deliver = on_deliver;
   t->cfg.place = on_place;
+  t->cfg.notice = on_notice;
   t->next_deadline_ns = UINT64_MAX;
   amudp_wire_keys_init(&t->keys, t->cfg.job_key, GASNETC_KEY_LEN);
   t->keys.myrank = 0;
@@ -148,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     unsigned char *dg = malloc(len ? len : 1);
     memcpy(dg, rx, len);
     int r = amudp_rx_datagram(t, dg, len, (flags & 8) != 0, &from, 0, now, &it);
-    if (r > 0) amudp_frag_deliver(t, it.h.src, &it);
+    if (r > 0) amudp_item_deliver(t, it.h.src, &it);
     free(dg);
     amudp_rel_timers(t, now);
   }

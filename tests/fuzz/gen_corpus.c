@@ -75,6 +75,15 @@ static void gen_amudp(void) {
   udp_rec(&b, 2, &a, &k, NULL, 0); /* from rank 2's address */
   put_file("amudp_datagram", "seed-data-ack-ping", b.p, b.len);
   b.len = 0;
+  /* a notice, and the same again (a duplicate: notices have no sequence) */
+  spawn_buf_put(&b, "\x02", 1);
+  amudp_wire_hdr_t nt = {.type = AMUDP_T_NOTE, .src = 1, .dst = 0, .ack = 2};
+  uint32_t words[AMUDP_NOTE_WORDS] = {0, 17, 2, 1, 42};
+  amudp_wire_note_put(&nt, 1, words);
+  udp_rec(&b, 0, &nt, &k, NULL, 0);
+  udp_rec(&b, 0, &nt, &k, NULL, 0);
+  put_file("amudp_datagram", "seed-notice", b.p, b.len);
+  b.len = 0;
   /* a frame of 3 fragments, out of order, placed (core header 'L'), then BYE */
   spawn_buf_put(&b, "\x02", 1);
   memcpy(body, "LHDR0002", 8);

@@ -1,0 +1,56 @@
+/*
+ * gasnetc_notice.c - notices (transport.h): a few words sent once, which a
+ * transport may lose, for the extensions that repair their own losses.
+ *
+ *   gasnetc_notice_register(kind, fn)  who gets the notices of one kind
+ *   gasnetc_notice_send(node, kind, w) one notice, through node's transport
+ *                                      if it carries them (-ENOTSUP if not:
+ *                                      the caller sends a frame instead)
+ *   gasnetc_notices_to(node)           1 if node's transport carries them
+ *   gasnetc_notice_cb                  every transport's cfg.notice
+ *
+ * The one user is the barrier (extended-ref/gasnete_barrier.c): over UDP
+ * a barrier message as a frame cost the reliability layer's bookkeeping
+ * on both sides, most of a crowded host's barrier (docs/performance.md,
+ * "The barrier by notices"); its messages are idempotent facts ("rank r
+ * reached phase p"), so a lost one is asked for again instead
+ * (gasnete_bpull). A notice is handed over like a frame, with no
+ * transport lock held, and counts as a frame delivered for the wait that
+ * polled it.
+ */
+#include <errno.h>
+
+#include "gasnetc_internal.h"
+
+_Static_assert(GASNETC_NOTICE_NWORDS == GASNETC_NOTICE_WORDS, "one notice size");
+
+static gasnetc_notice_fn gasnetc_notice_fns[GASNETC_NOTICE_KINDS];
+
+void gasnetc_notice_register(unsigned kind, gasnetc_notice_fn fn) {
+  if (kind == 0 || kind >= GASNETC_NOTICE_KINDS)
+    gasnetc_fatal("internal: notice kind %u registered (1..%d)", kind, GASNETC_NOTICE_KINDS - 1);
+  gasnetc_notice_fns[kind] = fn;
+}
+
+int gasnetc_notices_to(gasnet_node_t node) {
+  return node != gasnetc_g.mynode && gasnetc_route_tp(node)->ops->notice != NULL;
+}
+
+GASNETI_HOT
+int gasnetc_notice_send(gasnet_node_t node, unsigned kind, const uint32_t *w) {
+  const gasnetc_tp_t *tp = gasnetc_route_tp(node);
+  if (node == gasnetc_g.mynode || !tp->ops->notice) return -ENOTSUP;
+  gasnetc_notice_t n = { .kind = (uint16_t)kind };
+  for (int i = 0; i < GASNETC_NOTICE_WORDS; i++) n.w[i] = w[i];
+  GASNETC_STAT_ADD(notices_sent, 1);
+  return tp->ops->notice(tp->t, node, &n);
+}
+
+/* A kind nobody registered comes only from a rank of this job (the
+ * transport authenticates it) that is newer than this one: dropped. */
+void gasnetc_notice_cb(void *ctx, uint32_t src, const gasnetc_notice_t *n) {
+  (void)ctx;
+  gasnetc_notice_fn fn = n->kind < GASNETC_NOTICE_KINDS ? gasnetc_notice_fns[n->kind] : NULL;
+  GASNETC_STAT_ADD(notices_received, 1);
+  if (fn) fn((gasnet_node_t)src, n->w);
+}
