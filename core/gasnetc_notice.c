@@ -14,7 +14,7 @@
  * on both sides, most of a crowded host's barrier (docs/performance.md,
  * "The barrier by notices"); its messages are idempotent facts ("rank r
  * reached phase p"), so a lost one is asked for again instead
- * (gasnete_bpull). A notice is handed over like a frame, with no
+ * (gasnete_bpull_due). A notice is handed over like a frame, with no
  * transport lock held, and counts as a frame delivered for the wait that
  * polled it.
  */
@@ -46,8 +46,9 @@ int gasnetc_notice_send(gasnet_node_t node, unsigned kind, const uint32_t *w) {
   return tp->ops->notice(tp->t, node, &n);
 }
 
-/* A kind nobody registered comes only from a rank of this job (the
- * transport authenticates it) that is newer than this one: dropped. */
+/* A kind nobody registered here comes from a rank of this job (the
+ * transport authenticates it) before this rank registered it, or from a
+ * newer build: dropped (its sender repairs the loss of any notice). */
 void gasnetc_notice_cb(void *ctx, uint32_t src, const gasnetc_notice_t *n) {
   (void)ctx;
   gasnetc_notice_fn fn = n->kind < GASNETC_NOTICE_KINDS ? gasnetc_notice_fns[n->kind] : NULL;
