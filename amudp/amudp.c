@@ -895,6 +895,8 @@ static int amudp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr,
   return rc;
 }
 
+_Static_assert(AMUDP_NOTE_WORDS == GASNETC_NOTICE_WORDS, "a notice fills a NOTE");
+
 /* A notice (transport.h): one NOTE datagram, or nothing (amudp_rel_send_note). */
 static int amudp_notice(gasnetc_transport_t *t, uint32_t dest, const gasnetc_notice_t *n) {
   if (!t->connected || dest >= t->cfg.nranks || dest == t->cfg.myrank) return -EINVAL;

@@ -34,8 +34,8 @@
  * loss the core repairs itself, cheaper than a frame where the transport's
  * reliability is most of a message's cost: amudp carries them (a NOTE
  * datagram), and the barrier's messages go as notices over it
- * (extended-ref/gasnete_barrier.c; docs/transports.md, "Notices"). A transport without them (ops->notice NULL) is asked for
- * frames only.
+ * (extended-ref/gasnete_barrier.c; docs/transports.md, "Notices"). A
+ * transport without them (ops->notice NULL) is asked for frames only.
  *
  * Threading: in a PAR build (GASNETC_THREADS defined to 1) every op except
  * open/connect/close may be called from several threads at once, and the
@@ -232,10 +232,10 @@ typedef struct gasnetc_transport_ops {
   int (*commit)(gasnetc_transport_t *t, gasnetc_lend_t *lend, const void *hdr,
                 size_t hdrlen, size_t paylen);
 
-  /* Optional (NULL: none). Send notice n to rank `dest`, which it serves:
-   * at once or never (it never queues, never blocks, never says "not
-   * now"). 0 (gone, or lost as a datagram may be), -EINVAL (bad rank),
-   * -EPIPE (peer dead). */
+  /* Optional (NULL: none). Send notice n to rank `dest`, which it serves,
+   * with the frames of this call or pass, never held back for credits or
+   * a window; never blocks, never says "not now". 0 (gone, or lost as a
+   * datagram may be), -EINVAL (bad rank), -EPIPE (peer dead). */
   int (*notice)(gasnetc_transport_t *t, uint32_t dest, const gasnetc_notice_t *n);
 
   /* Bounded, non-blocking progress: read what has arrived, run due timers
