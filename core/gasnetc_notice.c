@@ -38,8 +38,8 @@ int gasnetc_notices_to(gasnet_node_t node) {
 
 GASNETI_HOT
 int gasnetc_notice_send(gasnet_node_t node, unsigned kind, const uint32_t *w) {
+  if (!gasnetc_notices_to(node)) return -ENOTSUP;
   const gasnetc_tp_t *tp = gasnetc_route_tp(node);
-  if (node == gasnetc_g.mynode || !tp->ops->notice) return -ENOTSUP;
   gasnetc_notice_t n = { .kind = (uint16_t)kind };
   for (int i = 0; i < GASNETC_NOTICE_WORDS; i++) n.w[i] = w[i];
   GASNETC_STAT_ADD(notices_sent, 1);

@@ -390,15 +390,23 @@ static void gasnete_bsend(const gasnete_barrier_t *b, gasnet_node_t to, uint32_t
                        st.id);
 }
 
-/* Where the message (what, idx) of a barrier is kept in s; its bit in have. */
+/* Where the message (what, idx) of a barrier is kept in s, and its bit in
+ * have; NULL for no message of ours (a pull that names none). */
 static gasnete_bstate_t *gasnete_bsent_at(gasnete_bsent_t *s, uint32_t what, uint32_t idx,
                                           uint64_t *bit) {
-  if (what == GASNETE_BM_ROUND && idx < GASNETE_BARRIER_MAX_ROUNDS) {
-    *bit = 1ull << idx;
-    return &s->round[idx];
+  switch (what) {
+  case GASNETE_BM_ROUND:
+    *bit = 1ull << (idx % GASNETE_BARRIER_MAX_ROUNDS);
+    return idx < GASNETE_BARRIER_MAX_ROUNDS ? &s->round[idx] : NULL;
+  case GASNETE_BM_ARRIVE:
+    *bit = GASNETE_BSENT_ARRIVE;
+    return &s->arrive;
+  case GASNETE_BM_RELEASE:
+    *bit = GASNETE_BSENT_RELEASE;
+    return &s->release;
+  default:
+    return NULL;
   }
-  *bit = what == GASNETE_BM_ARRIVE ? GASNETE_BSENT_ARRIVE : GASNETE_BSENT_RELEASE;
-  return what == GASNETE_BM_ARRIVE ? &s->arrive : what == GASNETE_BM_RELEASE ? &s->release : NULL;
 }
 
 /* Send it, and keep it for a pull or the exit. */
@@ -414,7 +422,8 @@ static void gasnete_bpost(gasnete_barrier_t *b, gasnet_node_t to, uint32_t phase
   gasnete_bstate_t *at = gasnete_bsent_at(s, what, idx, &bit);
   __atomic_store_n(&at->kind, st.kind, __ATOMIC_RELAXED);
   __atomic_store_n(&at->id, st.id, __ATOMIC_RELAXED);
-  __atomic_fetch_or(&s->have, bit, __ATOMIC_RELEASE);
+  /* one writer (this thread): a plain OR, published with release order */
+  __atomic_store_n(&s->have, __atomic_load_n(&s->have, __ATOMIC_RELAXED) | bit, __ATOMIC_RELEASE);
   gasnete_bsend(b, to, phase, what, idx, st, 0);
 }
 
