@@ -34,7 +34,7 @@ gasnet_team_handle_t gasnete_coll_team_all; /* GASNET_TEAM_ALL: set by gasnete_c
   (GASNETE_G1_IN | GASNETE_G1_OUT | GASNET_COLL_SINGLE | GASNET_COLL_LOCAL |           \
    GASNET_COLL_AGGREGATE | GASNET_COLL_DST_IN_SEGMENT | GASNET_COLL_SRC_IN_SEGMENT)
 
-/* Written once, by gasnet_coll_init, before any other call may use it. */
+/* Written once, by gasnet_coll_init (optional: it only gives the fn_table). */
 static struct {
   int inited;
   gasnet_coll_fn_entry_t *fns; /* a copy of the client's fn_table */
@@ -43,10 +43,10 @@ static struct {
 
 /* ---- checks ------------------------------------------------------------------ */
 
+/* No gasnet_coll_init is needed: GASNet-EX has none, and its clients call
+ * the legacy collectives as soon as gex_Client_Init returns (docs/api.md). */
 static void gasnete_g1_ready(const char *fname) {
-  if (GASNETE_UNLIKELY(!gasnete_g.attached)) gasnetc_not_ready(fname, 1);
-  if (GASNETE_UNLIKELY(!gasnete_g1.inited))
-    gasnete_fatal("%s: called before gasnet_coll_init", fname);
+  if (GASNETE_UNLIKELY(!gasnete_g.connected)) gasnetc_not_ready(fname, 1);
 }
 
 /* The engine's team of a GASNet-1 team handle (fatal unless one of this
@@ -111,7 +111,7 @@ void gasnet_coll_init(gasnet_image_t *images, gasnet_image_t my_image,
                       gasnet_coll_fn_entry_t *fn_table, size_t fn_count, int flags) {
   (void)my_image; /* meaningful only with images */
   (void)flags;    /* the reference implementation defines none */
-  if (!gasnete_g.attached) gasnetc_not_ready("gasnet_coll_init", 1);
+  if (!gasnete_g.connected) gasnetc_not_ready("gasnet_coll_init", 1);
   if (gasnete_g1.inited)
     gasnete_fatal("gasnet_coll_init: called twice; it is called once per job");
   if (images)

@@ -56,6 +56,7 @@ static size_t gasnete_parse_bytes(const char *name, const char *v, size_t dflt) 
 
 /* Called once AMs may flow (core/gasnetc_init.c): what needs no segment. */
 static void gasnete_connect(void) {
+  gasnete_g.connected = 1;
   gasnete_g.mynode = gasnet_mynode();
   gasnete_g.nodes = gasnet_nodes();
   gex_EP_t ep;

@@ -186,7 +186,8 @@ void gasnete_wait_step(gasnetc_block_t *st);
 
 /* ---- process-wide state (gasnete_init.c), written once in gasnete_init ---- */
 typedef struct {
-  int attached;
+  int connected;           /* AMs flow: barriers, collectives, teams work */
+  int attached;            /* and the segments are known: RMA, atomics */
   gex_TM_t tm0;            /* the primordial team: GASNet-1 node = its rank */
   gex_TM_t pair;           /* TM-pair of EP 0: AMs addressed by job rank */
   gasnet_node_t mynode, nodes;

@@ -59,8 +59,6 @@ fi
 
 check() { misuse_here && t_misuse ./t_coll_misuse "$@"; } # ranks case expected-text
 misuse_here || echo "== misuse: in [udp] and [tcp,noshm] (tests/lib/conduit.sh, misuse_here)"
-check 2 before-init "gasnet_coll_broadcast: called before gasnet_coll_init"
-check 2 barrier-before-init "gasnet_coll_barrier_notify: called before gasnet_coll_init"
 check 2 init-twice "gasnet_coll_init: called twice"
 check 2 images "gasnet_coll_init: images != NULL: this library runs one image per node"
 check 2 two-in "gasnet_coll_gather_all: flags 0xd: give exactly one GASNET_COLL_IN_* and one GASNET_COLL_OUT_*"

@@ -31,9 +31,7 @@ int main(int argc, char **argv) {
   gasnet_image_t image = 0;
   struct { int junk[8]; } garbage = { { 0x7eadbeef } };
   if (me == 0) {
-    if (!strcmp(c, "before-init")) gasnet_coll_broadcast(GASNET_TEAM_ALL, dst, 0, src, 8, ok);
-    else if (!strcmp(c, "barrier-before-init")) gasnet_coll_barrier_notify(GASNET_TEAM_ALL, 0, 0);
-    else if (!strcmp(c, "init-twice")) {
+    if (!strcmp(c, "init-twice")) {
       gasnet_coll_init(NULL, 0, fns, 1, 0);
       gasnet_coll_init(NULL, 0, fns, 1, 0);
     } else if (!strcmp(c, "images")) gasnet_coll_init(&image, 0, fns, 1, 0);
