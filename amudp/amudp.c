@@ -941,6 +941,12 @@ static int amudp_commit(gasnetc_transport_t *t, gasnetc_lend_t *lend, const void
   return rc;
 }
 
+static void amudp_cancel(gasnetc_transport_t *t, gasnetc_lend_t *lend) {
+  AMUDP_LOCK(t);
+  amudp_msg_put(t, lend->priv[0]);
+  AMUDP_UNLOCK(t);
+}
+
 /* ---------------------------------------------------------------- stats, close */
 
 static void amudp_stats(gasnetc_transport_t *t, FILE *out) {
@@ -1033,6 +1039,7 @@ const gasnetc_transport_ops_t amudp_ops = {
   .notice = amudp_notice,
   .prepare = amudp_prepare,
   .commit = amudp_commit,
+  .cancel = amudp_cancel,
   .poll = amudp_poll,
   .idle = amudp_idle,
   .stats = amudp_stats,

@@ -521,9 +521,12 @@ static void gasnetc_am_commit_check(int is_request, int category, gex_AM_SrcDesc
                      "gasnet-ex-api.txt, gex_AM_Prepare calls");
 }
 
-static void gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
-                              gasnet_handler_t handler, size_t nbytes, void *dest_addr,
-                              int nargs, const gasnet_handlerarg_t *args) {
+/* Returns non-zero only for a request under IMMEDIATE with no room for a
+ * client_buf that had no buffer taken at Prepare (a lent buffer is room
+ * already): nothing sent, the SrcDesc still open (spec v0.19, Commit_v2). */
+static int gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
+                             gasnet_handler_t handler, size_t nbytes, void *dest_addr,
+                             int immediate, int nargs, const gasnet_handlerarg_t *args) {
   const int ex = GASNETC_NAME_COMMIT;
   gasnetc_thread_t *th = &gasnetc_thread;
   if (GASNETC_UNLIKELY(sd != &th->sd || !sd->open || sd->is_request != is_request ||
@@ -537,9 +540,13 @@ static void gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
   gasnet_node_t dest = d.dest;
   if (!d.lent) {
     /* client_buf, no buffer taken: the fixed-payload send, which blocks
-     * for room ("The Commit-time behavior is unaffected by this flag"). */
-    gasnetc_am_send(ex, 0, is_request, category, dest, handler, d.client_buf, nbytes,
-                    dest_addr, nargs, args, NULL);
+     * for room ("The Commit-time behavior is unaffected by" Prepare's
+     * IMMEDIATE) unless the Commit itself says IMMEDIATE. */
+    if (gasnetc_am_send(ex, immediate && is_request, is_request, category, dest, handler,
+                        d.client_buf, nbytes, dest_addr, nargs, args, NULL)) {
+      *sd = d; /* a handler run meanwhile used and closed th->sd for its own reply */
+      return 1;
+    }
   } else {
     if (GASNETC_UNLIKELY(handler == 0 ||
                          (category == GASNETC_AM_LONG &&
@@ -569,17 +576,68 @@ static void gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
   /* client_buf was read (sent or copied): locally complete. */
   if (d.client_buf) gasnetc_am_lc(category, d.lc_opt);
   if (is_request) gasnetc_exit_check();
+  return 0;
 }
 
-void gasnetc_AMCommitRequestEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
-                               size_t nbytes, void *dest_addr, int nargs,
-                               const gex_AM_Arg_t *args) {
-  gasnetc_am_commit(1, category, sd, handler, nbytes, dest_addr, nargs, args);
+/* commit_flags: GEX_FLAG_IMMEDIATE only (the description: others are
+ * undefined; here a fatal error naming them). */
+static int gasnetc_commit_immediate(int is_request, int category, int nargs,
+                                    gex_Flags_t commit_flags) {
+  if (GASNETC_UNLIKELY(commit_flags & ~(gex_Flags_t)GEX_FLAG_IMMEDIATE)) {
+    const int ex = GASNETC_NAME_COMMIT;
+    GASNETC_AM_FATAL("commit_flags %#x: only GEX_FLAG_IMMEDIATE is defined (%s)",
+                     (unsigned)commit_flags, "spec v0.19, gex_AM_Commit<XXX>[M]_v2 calls");
+  }
+  return commit_flags != 0;
 }
-void gasnetc_AMCommitReplyEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
-                             size_t nbytes, void *dest_addr, int nargs,
-                             const gex_AM_Arg_t *args) {
-  gasnetc_am_commit(0, category, sd, handler, nbytes, dest_addr, nargs, args);
+
+int gasnetc_AMCommitRequestEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                              size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                              int nargs, const gex_AM_Arg_t *args) {
+  int imm = commit_flags ? gasnetc_commit_immediate(1, category, nargs, commit_flags) : 0;
+  return gasnetc_am_commit(1, category, sd, handler, nbytes, dest_addr, imm, nargs, args);
+}
+int gasnetc_AMCommitReplyEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                            size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                            int nargs, const gex_AM_Arg_t *args) {
+  int imm = commit_flags ? gasnetc_commit_immediate(0, category, nargs, commit_flags) : 0;
+  return gasnetc_am_commit(0, category, sd, handler, nbytes, dest_addr, imm, nargs, args);
+}
+
+/* gex_AM_Cancel*: the SrcDesc is consumed and a lent buffer given back; a
+ * cancelled reply leaves the handler free to reply otherwise. */
+static int gasnetc_am_cancel(const char *call, int is_request, int category,
+                             gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+  gasnetc_thread_t *th = &gasnetc_thread;
+  if (GASNETC_UNLIKELY(sd != &th->sd || !sd->open)) gasnetc_sd_check(call, sd);
+  if (sd->is_request != is_request || sd->category != category) {
+    char prep[48];
+    gasnetc_am_name(prep, sizeof prep, GASNETC_NAME_PREPARE, sd->is_request, sd->category,
+                    sd->nargs);
+    gasnetc_fatal("%s: the open Prepare is %s", call, prep);
+  }
+  if (flags) {
+    if (gasnetc_g.verbose_errors)
+      fprintf(stderr, "GASNet: %s: flags %#x: reserved, must be 0\n", call, (unsigned)flags);
+    return GASNET_ERR_BAD_ARG;
+  }
+  sd->open = 0;
+  if (sd->lent) gasnetc_route_cancel(&sd->lend);
+  if (!is_request && th->token) th->token->replied = 0;
+  return GASNET_OK;
+}
+
+int gex_AM_CancelRequestMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+  return gasnetc_am_cancel("gex_AM_CancelRequestMedium", 1, GASNETC_AM_MEDIUM, sd, flags);
+}
+int gex_AM_CancelReplyMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+  return gasnetc_am_cancel("gex_AM_CancelReplyMedium", 0, GASNETC_AM_MEDIUM, sd, flags);
+}
+int gex_AM_CancelRequestLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+  return gasnetc_am_cancel("gex_AM_CancelRequestLong", 1, GASNETC_AM_LONG, sd, flags);
+}
+int gex_AM_CancelReplyLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+  return gasnetc_am_cancel("gex_AM_CancelReplyLong", 0, GASNETC_AM_LONG, sd, flags);
 }
 
 int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {

@@ -40,6 +40,17 @@ const char *gasnet_ErrorDesc(int errval) {
   return "Unknown GASNet error code";
 }
 
+int gasnetc_soft_error(int rc, const char *call, const char *fmt, ...) {
+  if (!gasnetc_g.verbose_errors) return rc;
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "GASNet: %s: %s\n", call, msg);
+  return rc;
+}
+
 int gasnetc_setup_failed(int rc, const char *call, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

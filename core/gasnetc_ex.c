@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gasnetc_internal.h"
+#include "gasnetc_live.h"
 #include "boot.h"
 #include "gasnet_mk.h"
 
@@ -182,14 +183,15 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   if (!gasnetc_name_ok(clientName))
     return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
                                 "clientName is %s", clientName ? "empty" : "NULL");
-  if (flags & ~GEX_FLAG_USES_GASNET1)
+  if (flags & ~(gex_Flags_t)(GEX_FLAG_USES_GASNET1 | GEX_FLAG_DEFER_THREADS))
     return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, call,
-                                "flags %#x: only GEX_FLAG_USES_GASNET1 is defined here",
-                                (unsigned)flags);
+                                "flags %#x: only GEX_FLAG_USES_GASNET1 and "
+                                "GEX_FLAG_DEFER_THREADS are defined", (unsigned)flags);
   int rc = gasnetc_g.inited ? GASNET_OK : gasnet_init(argc, argv);
   if (rc) return rc;
   gasnetc_g.name = strdup(clientName);
   gasnetc_g.flags = flags;
+  if (flags & GEX_FLAG_DEFER_THREADS) gasnetc_live_defer();
   if ((rc = gasnetc_connect(call))) return rc;
   /* "an implicit barrier ... prior to return" */
   if (boot_barrier() != 0) gasnetc_fatal("%s: the bootstrap barrier failed", call);
@@ -299,6 +301,26 @@ int gex_System_GetVerboseErrors(void) { return gasnetc_g.verbose_errors; }
 void gex_System_SetVerboseErrors(int enable) { gasnetc_g.verbose_errors = enable != 0; }
 int gex_System_QueryHiddenAMConcurrencyLevel(void) { return GASNET_HIDDEN_AM_CONCURRENCY_LEVEL; }
 
+/* The one thread a client may have deferred: the liveness thread. */
+int gex_System_QueryProgressThreads(gex_Client_t client, unsigned int *count_p,
+                                    const gex_ProgressThreadInfo_t **info_p, gex_Flags_t flags) {
+  static gex_ProgressThreadInfo_t live = { "liveness", GEX_THREAD_ROLE_SND, NULL, NULL };
+  const char *call = "gex_System_QueryProgressThreads";
+  GASNETC_CHECK_INITED(call);
+  if (client != &gasnetc_g) gasnetc_fatal("%s: not the client of gex_Client_Init", call);
+  if (!count_p || !info_p || flags)
+    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "count_p or info_p is NULL, or flags "
+                            "is not 0 (GASNET_ERR_BAD_ARG)");
+  if (!(gasnetc_g.flags & GEX_FLAG_DEFER_THREADS))
+    return gasnetc_soft_error(GASNET_ERR_RESOURCE, call, "gex_Client_Init was not given "
+                            "GEX_FLAG_DEFER_THREADS (GASNET_ERR_RESOURCE)");
+  live.gex_progress_fn = gasnetc_live_deferred();
+  live.gex_progress_arg = &live; /* unused by the function; non-NULL, as clients check */
+  *count_p = live.gex_progress_fn ? 1 : 0;
+  *info_p = &live;
+  return GASNET_OK;
+}
+
 /* No table is sized by it (per-thread state is thread-local, made on first
  * use): SEQ is 1 by definition, and the others promise a bound they meet. */
 #define GASNETC_MAX_THREADS 1024
@@ -310,39 +332,18 @@ uint64_t gex_System_QueryMaxThreads(void) {
 #endif
 }
 
-/* ---- [PROPOSED] memory kinds, segments, endpoints -------------------------------
- * One EP and one host segment per process here: a documented error and a
- * message (unless gex_System_SetVerboseErrors(0)), nothing changed. */
-static int gasnetc_proposed(int rc, const char *fname, const char *why) {
-  if (gasnetc_g.verbose_errors) fprintf(stderr, "GASNet: %s: %s\n", fname, why);
-  return rc;
-}
+/* ---- [PROPOSED] memory kinds and endpoints --------------------------------------
+ * One EP per process and host memory only here: a documented error and a
+ * message (unless gex_System_SetVerboseErrors(0)), nothing changed.
+ * gex_Segment_Create and gex_EP_BindSegment: gasnetc_segment.c. */
 
-int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address,
-                       uintptr_t length, gex_MK_t kind, gex_Flags_t flags) {
-  (void)segment_p; (void)client; (void)address; (void)length; (void)kind; (void)flags;
-  return gasnetc_proposed(GASNET_ERR_RESOURCE, "gex_Segment_Create",
-                          "one segment per process here, the one of gex_Segment_Attach "
-                          "(GASNET_ERR_RESOURCE)");
-}
-void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags) {
-  (void)flags;
-  gasnetc_fatal("gex_Segment_Destroy: segment %p was not made by gex_Segment_Create (which "
-                "makes none here); the primordial segment lives until exit", (void *)segment);
-}
-int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags) {
-  (void)ep; (void)segment; (void)flags;
-  return gasnetc_proposed(GASNET_ERR_RESOURCE, "gex_EP_BindSegment",
-                          "the only EP is bound to the only segment by gex_Segment_Attach "
-                          "(GASNET_ERR_RESOURCE)");
-}
 int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities,
                   gex_Flags_t flags) {
   (void)ep_p; (void)client; (void)capabilities; (void)flags;
-  return gasnetc_proposed(GASNET_ERR_RESOURCE, "gex_EP_Create",
-                          "only the primordial EP exists here (GASNET_MAXEPS 1; the "
-                          "description provides more for ibv, ofi and ucx only) "
-                          "(GASNET_ERR_RESOURCE)");
+  return gasnetc_soft_error(GASNET_ERR_RESOURCE, "gex_EP_Create",
+                            "only the primordial EP exists here (GASNET_MAXEPS 1; the "
+                            "description provides more for ibv, ofi and ucx only) "
+                            "(GASNET_ERR_RESOURCE)");
 }
 
 int gex_MK_Create(gex_MK_t *memkind_p, gex_Client_t client, const gex_MK_Create_args_t *args,
@@ -354,7 +355,7 @@ int gex_MK_Create(gex_MK_t *memkind_p, gex_Client_t client, const gex_MK_Create_
   unsigned c = args ? (unsigned)args->gex_class : 0;
   snprintf(why, sizeof why, "%s: only host memory here, which is GEX_MK_HOST already "
            "(GASNET_ERR_BAD_ARG)", !args ? "args is NULL" : c < 4 ? names[c] : "unknown class");
-  return gasnetc_proposed(GASNET_ERR_BAD_ARG, "gex_MK_Create", why);
+  return gasnetc_soft_error(GASNET_ERR_BAD_ARG, "gex_MK_Create", "%s", why);
 }
 void gex_MK_Destroy(gex_MK_t memkind, gex_Flags_t flags) {
   (void)flags;

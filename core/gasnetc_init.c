@@ -370,38 +370,53 @@ static void gasnetc_attach_finish(const char *call, int am_barrier) {
   else if (boot_barrier() != 0) gasnetc_fatal("%s: the bootstrap barrier failed", call);
 }
 
-/* ---- the segment exchange over AMs (gex_Segment_Attach) -----------------------
+/* ---- the segment exchange over AMs (gex_Segment_Attach, and
+ * gex_EP_PublishBoundSegment over any team) -------------------------------------
  * Once the transports are up, a rank waiting in the bootstrap would leave
- * unanswered the frames its peers resend (gasnetc_sync): every rank sends
+ * unanswered the frames its peers resend (gasnetc_sync): every member sends
  * its segment (and its memfd's pid, fd: gasnetc_segment.c) to every other
- * in a Short6 and polls for theirs. */
-static uint32_t gasnetc_seginfo_got;
+ * in a Short7 and polls for theirs. A member that publishes nothing in this
+ * call still sends, so that all count the same arrivals. The arrivals are
+ * counted by the parity of the exchange: a member can be one exchange
+ * ahead of another (it left having heard from all), never two. */
+static uint32_t gasnetc_seginfo_got[2];
+static uint32_t gasnetc_seginfo_phase;
 
 void gasnetc_seginfo_handler(gasnet_token_t token, gasnet_handlerarg_t ahi,
                              gasnet_handlerarg_t alo, gasnet_handlerarg_t shi,
                              gasnet_handlerarg_t slo, gasnet_handlerarg_t pid,
-                             gasnet_handlerarg_t fd) {
-  gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[token->src];
-  s->addr = (void *)(uintptr_t)(((uint64_t)(uint32_t)ahi << 32) | (uint32_t)alo);
-  s->size = (uintptr_t)(((uint64_t)(uint32_t)shi << 32) | (uint32_t)slo);
-  gasnetc_seg_handle_t h = { pid, fd };
-  gasnetc_segment_handle_set(token->src, h);
-  __atomic_fetch_add(&gasnetc_seginfo_got, 1, __ATOMIC_RELEASE);
+                             gasnet_handlerarg_t fd, gasnet_handlerarg_t how) {
+  if (how & 1) {
+    gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[token->src];
+    s->addr = (void *)(uintptr_t)(((uint64_t)(uint32_t)ahi << 32) | (uint32_t)alo);
+    s->size = (uintptr_t)(((uint64_t)(uint32_t)shi << 32) | (uint32_t)slo);
+    gasnetc_seg_handle_t h = { pid, fd };
+    gasnetc_segment_handle_set(token->src, h);
+  }
+  __atomic_fetch_add(&gasnetc_seginfo_got[(how >> 1) & 1], 1, __ATOMIC_RELEASE);
 }
 
-static void gasnetc_seginfo_exchange(const gasnet_seginfo_t *myseg) {
-  gasnet_node_t me = gasnetc_g.mynode, n = gasnetc_g.nodes;
-  uint64_t a = (uintptr_t)myseg->addr, sz = myseg->size;
+/* Exchange among tm's members (every rank when tm is NULL); myseg NULL:
+ * this member publishes nothing now. */
+static void gasnetc_seginfo_exchange(const gasnetc_team_t *tm, const gasnet_seginfo_t *myseg) {
+  gasnet_node_t me = tm ? tm->rank : gasnetc_g.mynode, n = tm ? tm->size : gasnetc_g.nodes;
+  uint32_t parity = gasnetc_seginfo_phase++ & 1;
+  uint64_t a = myseg ? (uintptr_t)myseg->addr : 0, sz = myseg ? myseg->size : 0;
   gasnetc_seg_handle_t h = gasnetc_segment_handle();
-  gasnet_handlerarg_t args[6] = { (gasnet_handlerarg_t)(a >> 32), (gasnet_handlerarg_t)a,
+  gasnet_handlerarg_t args[7] = { (gasnet_handlerarg_t)(a >> 32), (gasnet_handlerarg_t)a,
                                   (gasnet_handlerarg_t)(sz >> 32), (gasnet_handlerarg_t)sz,
-                                  h.pid, h.fd };
-  gasnetc_g.ep0.peer_seg[me] = *myseg;
-  gasnetc_segment_handle_set(me, h);
-  for (gasnet_node_t i = 1; i < n; i++) /* starting after me: no hot spot */
-    gasnetc_AMRequest(GASNETC_AM_SHORT, (me + i) % n, GASNETC_HANDLER_SEGINFO, NULL, 0, NULL,
-                      6, args);
-  GASNET_BLOCKUNTIL(__atomic_load_n(&gasnetc_seginfo_got, __ATOMIC_ACQUIRE) == n - 1);
+                                  h.pid, h.fd, (gasnet_handlerarg_t)(parity << 1 | !!myseg) };
+  if (myseg) {
+    gasnetc_g.ep0.peer_seg[gasnetc_g.mynode] = *myseg;
+    gasnetc_segment_handle_set(gasnetc_g.mynode, h);
+  }
+  for (gasnet_node_t i = 1; i < n; i++) { /* starting after me: no hot spot */
+    gasnet_node_t r = tm ? gasnetc_team_jobrank(tm, (me + i) % n) : (me + i) % n;
+    gasnetc_AMRequest(GASNETC_AM_SHORT, r, GASNETC_HANDLER_SEGINFO, NULL, 0, NULL, 7, args);
+  }
+  uint32_t *got = &gasnetc_seginfo_got[parity];
+  GASNET_BLOCKUNTIL(__atomic_load_n(got, __ATOMIC_ACQUIRE) >= n - 1);
+  __atomic_fetch_sub(got, n - 1, __ATOMIC_RELAXED);
 }
 
 int gasnetc_segment_publish(const char *call, uintptr_t segsize, uintptr_t minheapoffset) {
@@ -409,8 +424,30 @@ int gasnetc_segment_publish(const char *call, uintptr_t segsize, uintptr_t minhe
   int rc = gasnetc_segment_attach(segsize, minheapoffset, &myseg);
   if (rc) return rc;
   gasnetc_segment_bind(&myseg);
-  gasnetc_seginfo_exchange(&myseg);
+  gasnetc_seginfo_exchange(NULL, &myseg);
   gasnetc_attach_finish(call, 1);
+  return GASNET_OK;
+}
+
+/* Collective over tm: each member's eps (none, or the primordial EP) are
+ * made known to the others, then the extensions learn the segments. No
+ * barrier: each member leaves once it has heard from all, and what it
+ * heard is all it needs to communicate (the description permits either). */
+int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
+  const char *call = "gex_EP_PublishBoundSegment";
+  if (!gasnetc_g.attached) gasnetc_not_ready(call, 1);
+  if ((uintptr_t)tm & GASNETC_TM_PAIR_BIT || !tm)
+    gasnetc_fatal("%s: tm is %s, not a team", call, tm ? "a TM-pair" : "GEX_TM_INVALID");
+  if (flags || (num_eps && !eps) || num_eps > 1 || (num_eps && eps[0] != &gasnetc_g.ep0))
+    gasnetc_fatal("%s: %s (it is collective: every member must call it right)", call,
+                  flags ? "flags must be 0" : num_eps && !eps ? "eps is NULL"
+                  : "only the primordial EP exists here (GASNET_MAXEPS 1)");
+  gasnetc_segment_t *s = num_eps ? gasnetc_g.ep0.seg : NULL;
+  gasnet_seginfo_t mine = { s ? s->addr : NULL, s ? s->size : 0 };
+  gasnetc_seginfo_exchange(tm, num_eps ? &mine : NULL);
+  gasnetc_segment_share(call);
+  for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
+    if (gasnetc_conduit.extensions[i]->attach) gasnetc_conduit.extensions[i]->attach();
   return GASNET_OK;
 }
 

@@ -39,7 +39,7 @@
 enum {
   GASNETC_HANDLER_EXIT = 1,        /* Short1(code): a node called gasnet_exit */
   GASNETC_HANDLER_SYNC = 2,        /* Short2(phase, round): gasnetc_ex.c's barrier */
-  GASNETC_HANDLER_SEGINFO = 3,     /* Short6(addr, size, pid, fd): gex_Segment_Attach's exchange */
+  GASNETC_HANDLER_SEGINFO = 3,     /* Short7: gex_Segment_Attach's and _PublishBoundSegment's exchange */
   GASNETC_HANDLER_CORE_LAST = 63,
   GASNETC_HANDLER_EXT_FIRST = 64,
   GASNETC_HANDLER_EXT_LAST = 127,
@@ -100,6 +100,9 @@ typedef struct gasnetc_segment {
   uintptr_t size;
   struct gasnetc_client *client;
   void *cdata;                         /* gex_Segment_SetCData */
+  int fd;                              /* its memfd when neighbours may map it, else -1 */
+  int created;                         /* by gex_Segment_Create (heap object), not attach */
+  int owned;                           /* mapped by the library (unmapped at Destroy) */
 } gasnetc_segment_t;
 
 /* An endpoint: a handler table and a bound segment. Index 0 is the
@@ -239,11 +242,13 @@ void gasnetc_sync_handler(gasnet_token_t token, gasnet_handlerarg_t phase,
                           gasnet_handlerarg_t round);
 /* A barrier over AMs that polls while it waits (every rank calls it). */
 void gasnetc_sync(void);
-/* Short6(addr hi, lo, size hi, lo, pid, fd): the sender's segment (gasnetc_init.c). */
+/* Short7(addr hi, lo, size hi, lo, pid, fd, phase << 1 | published): the
+ * sender's bound segment, or (published 0) only its presence in the
+ * exchange (gasnetc_init.c). */
 void gasnetc_seginfo_handler(gasnet_token_t token, gasnet_handlerarg_t ahi,
                              gasnet_handlerarg_t alo, gasnet_handlerarg_t shi,
                              gasnet_handlerarg_t slo, gasnet_handlerarg_t pid,
-                             gasnet_handlerarg_t fd);
+                             gasnet_handlerarg_t fd, gasnet_handlerarg_t how);
 
 /* ---- errors (gasnetc_errors.c) ---------------------------------------- */
 /* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */
@@ -252,6 +257,10 @@ void gasnetc_fatal(const char *fmt, ...)
 /* gasnet_init or gasnet_attach cannot go on: print "GASNet: CALL: reason",
  * remember both (a later call then says that CALL failed and why, instead
  * of "called before CALL") and return rc, the error code CALL returns. */
+/* A documented error return of an EX call: the message (unless
+ * gex_System_SetVerboseErrors(0)) and rc; nothing was changed. */
+int gasnetc_soft_error(int rc, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 int gasnetc_setup_failed(int rc, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), cold));
 /* gasnetc_not_ready (declared in gasnet.h for extended-ref/) is fatal:
@@ -389,6 +398,7 @@ int gasnetc_route_send(gasnet_node_t node, const void *hdr, size_t hdrlen,
 int gasnetc_route_prepare(gasnetc_lend_t *lend, size_t paylen);
 int gasnetc_route_commit(gasnetc_lend_t *lend, const void *hdr, size_t hdrlen,
                          size_t paylen);
+void gasnetc_route_cancel(gasnetc_lend_t *lend); /* give a lent buffer back unsent */
 void gasnetc_route_close(void);
 
 /* ---- the one wait (gasnetc_wait.c) ----------------------------------------- */

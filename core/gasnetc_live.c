@@ -17,6 +17,10 @@
  * counters (atomic) and tables written before it starts. So the SEQ hot
  * path takes no lock because of it, and a probe costs the prober one
  * sendto() from its timers.
+ *
+ * A client that passes GEX_FLAG_DEFER_THREADS to gex_Client_Init starts
+ * the thread itself, from what gex_System_QueryProgressThreads gives it
+ * (gasnetc_live_progress); until then probes wait in the socket's queue.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* pthread_setname_np */
@@ -67,7 +71,10 @@ typedef union {
 static struct {
   int fd;                      /* the probe socket, -1 when not open */
   int stopfd;                  /* eventfd: close() wakes the thread with it */
-  int running;                 /* the thread was started */
+  int running;                 /* the thread was started (and is to be joined) */
+  int deferred;                /* GEX_FLAG_DEFER_THREADS: the client starts it */
+  int stopping;                /* close() began: a late client thread exits at once */
+  pthread_mutex_t lock;        /* running, stopping and thread of a deferred start */
   pthread_t thread;
   uint32_t myrank, nranks;
   unsigned char key[GASNETC_KEY_LEN];
@@ -77,7 +84,7 @@ static struct {
   socklen_t *addrlen;
   uint64_t *heard;             /* [nranks]: stamp of the newest probe answered (atomic) */
   uint64_t ctr[GASNETC_LIVE_NCOUNTERS];
-} gasnetc_live = {.fd = -1, .stopfd = -1};
+} gasnetc_live = {.fd = -1, .stopfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- the datagram ---------------------------------------------------------- */
 
@@ -186,6 +193,31 @@ static void *gasnetc_live_main(void *arg) {
   return NULL;
 }
 
+/* The deferred thread's body, run by a thread of the client's: it never
+ * returns (pthread_exit), and close() joins it as one of ours. */
+static void *gasnetc_live_progress(void *arg) {
+  pthread_mutex_lock(&gasnetc_live.lock);
+  int go = !gasnetc_live.stopping && !gasnetc_live.running && gasnetc_live.fd >= 0;
+  if (go) {
+    gasnetc_live.thread = pthread_self();
+    gasnetc_live.running = 1;
+  }
+  pthread_mutex_unlock(&gasnetc_live.lock);
+  if (!go) pthread_exit(NULL); /* too late, or started twice: nothing to serve */
+  sigset_t all; /* signals stay with the client's other threads */
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, NULL);
+  pthread_setname_np(pthread_self(), "gasnet-live");
+  gasnetc_live_main(arg);
+  pthread_exit(NULL);
+}
+
+void gasnetc_live_defer(void) { gasnetc_live.deferred = 1; }
+
+void *(*gasnetc_live_deferred(void))(void *) {
+  return gasnetc_live.deferred && gasnetc_live.fd >= 0 ? gasnetc_live_progress : NULL;
+}
+
 /* ---- what the transports call (cfg.live_probe, cfg.live_heard) ---------------- */
 
 static void gasnetc_live_probe_cb(void *ctx, uint32_t rank) {
@@ -268,6 +300,7 @@ int gasnetc_live_connect(const void *blobs, size_t stride) {
     memcpy(&gasnetc_live.addr[r], &ss, len);
     gasnetc_live.addrlen[r] = len;
   }
+  if (gasnetc_live.deferred) return 0; /* the client starts it (gasnetc_live_progress) */
   /* Signals stay with the client's threads: the thread blocks them all. */
   sigset_t all, old;
   sigfillset(&all);
@@ -300,7 +333,11 @@ void gasnetc_live_stats(FILE *out) {
 }
 
 void gasnetc_live_close(void) {
-  if (gasnetc_live.running) {
+  pthread_mutex_lock(&gasnetc_live.lock);
+  gasnetc_live.stopping = 1; /* a deferred thread started from now on exits at once */
+  int running = gasnetc_live.running;
+  pthread_mutex_unlock(&gasnetc_live.lock);
+  if (running) {
     uint64_t one = 1;
     ssize_t k;
     do k = write(gasnetc_live.stopfd, &one, sizeof one);

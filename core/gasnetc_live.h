@@ -54,6 +54,11 @@ int gasnetc_live_open(gasnetc_transport_config_t *cfg);
 /* The socket's address blob (core/transport_addr.h) into GASNETC_ADDR_MAX
  * bytes, for the attach exchange; zeros when nothing was opened. */
 void gasnetc_live_address(void *blob);
+/* GEX_FLAG_DEFER_THREADS: gasnetc_live_connect starts no thread; the client
+ * runs gasnetc_live_deferred()'s function (NULL: no thread to start, e.g. a
+ * job of one rank) in a joinable thread, which gasnetc_live_close joins. */
+void gasnetc_live_defer(void);
+void *(*gasnetc_live_deferred(void))(void *);
 /* Learn every rank's blob (rank r's at blobs + r * stride) and start the
  * thread. 0, or -errno after one line. */
 int gasnetc_live_connect(const void *blobs, size_t stride);

@@ -191,6 +191,12 @@ int gasnetc_route_commit(gasnetc_lend_t *lend, const void *hdr, size_t hdrlen,
   return gasnetc_route_send(lend->dest, hdr, hdrlen, lend->buf, paylen, lend->flags, NULL);
 }
 
+void gasnetc_route_cancel(gasnetc_lend_t *lend) {
+  gasnetc_tp_t *tp = lend->dest == gasnetc_g.mynode ? NULL : gasnetc_route_tp(lend->dest);
+  if (tp && tp->ops->cancel) tp->ops->cancel(tp->t, lend);
+  /* else the core's own buffer: kept for the next Prepare */
+}
+
 void gasnetc_route_close(void) {
   for (unsigned i = 0; i < gasnetc_g.ntp; i++)
     gasnetc_g.tp[i].ops->close(gasnetc_g.tp[i].t);

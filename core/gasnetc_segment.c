@@ -87,6 +87,82 @@ static int gasnetc_segment_shared(void) {
 static int gasnetc_seg_fd = -1;                /* this rank's memfd, when shared */
 static gasnetc_seg_handle_t *gasnetc_seg_peer; /* [nodes]: each rank's (pid, fd) */
 
+/* ---- gex_Segment_Create, gex_Segment_Destroy, gex_EP_BindSegment -------------
+ * The alternative to gex_Segment_Attach (spec v0.19, [PROPOSED]): host memory
+ * only, GASNet's (a memfd when a neighbour may map it, as at attach) or the
+ * client's (reached by neighbours through AMs, never mapped); bound to the
+ * primordial EP, the only one, and made known by gex_EP_PublishBoundSegment
+ * (gasnetc_init.c). */
+static void *gasnetc_segment_mmap(void *hint, uintptr_t size, int shared, int *fd);
+
+int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address,
+                       uintptr_t length, gex_MK_t kind, gex_Flags_t flags) {
+  const char *call = "gex_Segment_Create";
+  GASNETC_CHECK_INITED(call);
+#if defined(GASNET_SEGMENT_EVERYTHING)
+  (void)segment_p; (void)client; (void)address; (void)length; (void)kind; (void)flags;
+  return gasnetc_soft_error(GASNET_ERR_RESOURCE, call, "GASNET_SEGMENT_EVERYTHING: all memory "
+                            "is the segment already (GASNET_ERR_RESOURCE)");
+#else
+  if (!segment_p || client != &gasnetc_g || flags || length == 0)
+    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "%s (GASNET_ERR_BAD_ARG)",
+                              !segment_p ? "segment_p is NULL"
+                              : client != &gasnetc_g ? "not the client of gex_Client_Init"
+                              : flags ? "flags must be 0" : "length is 0");
+  if (kind != GEX_MK_HOST)
+    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "kind %p: only GEX_MK_HOST exists "
+                              "here (no device memory) (GASNET_ERR_BAD_ARG)", (void *)kind);
+  uintptr_t size = address ? length : GASNETC_PAGE_UP(length);
+  if (!address && size > gasnetc_g.max_local_seg)
+    return gasnetc_soft_error(GASNET_ERR_RESOURCE, call, "length %lu is above "
+                              "gasnet_getMaxLocalSegmentSize() = %lu (GASNET_ERR_RESOURCE)",
+                              (unsigned long)length, (unsigned long)gasnetc_g.max_local_seg);
+  gasnetc_segment_t *s = calloc(1, sizeof *s);
+  if (!s) return gasnetc_soft_error(GASNET_ERR_RESOURCE, call, "out of memory");
+  *s = (gasnetc_segment_t){ .addr = address, .size = size, .client = &gasnetc_g, .fd = -1,
+                            .created = 1 };
+  if (!address) {
+    s->addr = gasnetc_segment_mmap(NULL, size, gasnetc_segment_shared(), &s->fd);
+    if (s->addr == MAP_FAILED) {
+      int err = errno;
+      free(s);
+      return gasnetc_soft_error(GASNET_ERR_RESOURCE, call, "cannot map %lu bytes: %s "
+                                "(GASNET_ERR_RESOURCE)", (unsigned long)size, strerror(err));
+    }
+    s->owned = 1;
+  }
+  *segment_p = s;
+  return GASNET_OK;
+#endif
+}
+
+/* Only an unbound segment of gex_Segment_Create: there is no unbind. */
+void gex_Segment_Destroy(gex_Segment_t s, gex_Flags_t flags) {
+  const char *call = "gex_Segment_Destroy";
+  if (!s || !s->created)
+    gasnetc_fatal("%s: segment %p was not made by gex_Segment_Create (the attached segment "
+                  "lives until exit)", call, (void *)s);
+  if (s == gasnetc_g.ep0.seg)
+    gasnetc_fatal("%s: segment %p is bound to the EP (there is no unbind)", call, (void *)s);
+  if (flags) gasnetc_fatal("%s: flags %#x: must be 0", call, (unsigned)flags);
+  if (s->owned) munmap(s->addr, s->size);
+  if (s->fd >= 0) close(s->fd);
+  free(s);
+}
+
+int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t s, gex_Flags_t flags) {
+  const char *call = "gex_EP_BindSegment";
+  if (ep != &gasnetc_g.ep0 || !s || flags || ep->seg)
+    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "%s (GASNET_ERR_BAD_ARG)",
+                              ep != &gasnetc_g.ep0 ? "not the EP of gex_Client_Init"
+                              : !s ? "segment is GEX_SEGMENT_INVALID"
+                              : flags ? "flags must be 0"
+                              : "the EP has a bound segment already");
+  ep->seg = s;
+  gasnetc_seg_fd = s->fd; /* what the exchange tells neighbours to map */
+  return GASNET_OK;
+}
+
 gasnetc_seg_handle_t gasnetc_segment_handle(void) {
   gasnetc_seg_handle_t h = { gasnetc_seg_fd >= 0 ? (int32_t)getpid() : 0, gasnetc_seg_fd };
   return h;
@@ -117,15 +193,32 @@ static void *gasnetc_segment_map_peer(const char *call, gasnet_node_t r) {
   return NULL;
 }
 
+/* What each neighbour's mapping here was made from: a later publish maps
+ * only what changed. */
+typedef struct { gasnetc_seg_handle_t h; uintptr_t size; } gasnetc_seg_mapped_t;
+static gasnetc_seg_mapped_t *gasnetc_seg_mapped; /* [nodes] */
+
+/* Rank r's segment here: the mapping there is, or a new one. */
+static void gasnetc_segment_remap(const char *call, gasnet_node_t r, void **local) {
+  gasnetc_seg_mapped_t now = { gasnetc_seg_peer[r], gasnetc_g.ep0.peer_seg[r].size };
+  gasnetc_seg_mapped_t *was = &gasnetc_seg_mapped[r];
+  if (local[r] && !memcmp(was, &now, sizeof now)) return;
+  if (local[r]) munmap(local[r], was->size);
+  local[r] = now.size && now.h.pid > 0 ? gasnetc_segment_map_peer(call, r) : NULL;
+  *was = now;
+}
+
 void gasnetc_segment_share(const char *call) {
   gasnet_node_t n = gasnetc_g.nodes, me = gasnetc_g.mynode;
-  void **local = calloc(n, sizeof *local);
-  if (!local) gasnetc_fatal("%s: out of memory for the segment map of %u nodes", call, (unsigned)n);
+  void **local = gasnetc_g.ep0.peer_local;
+  if (!local) local = calloc(n, sizeof *local);
+  if (!gasnetc_seg_mapped) gasnetc_seg_mapped = calloc(n, sizeof *gasnetc_seg_mapped);
+  if (!local || !gasnetc_seg_mapped)
+    gasnetc_fatal("%s: out of memory for the segment map of %u nodes", call, (unsigned)n);
   local[me] = gasnetc_g.ep0.seg ? gasnetc_g.ep0.seg->addr : NULL;
 #if !defined(GASNET_SEGMENT_EVERYTHING)
   for (gasnet_node_t r = 0; r < n && gasnetc_seg_peer; r++)
-    if (r != me && gasnetc_g.ep0.peer_seg[r].size && gasnetc_same_nbrhd(r, me))
-      local[r] = gasnetc_segment_map_peer(call, r);
+    if (r != me && gasnetc_same_nbrhd(r, me)) gasnetc_segment_remap(call, r, local);
 #endif
   gasnetc_g.ep0.peer_local = local;
 }

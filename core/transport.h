@@ -224,13 +224,16 @@ typedef struct gasnetc_transport_ops {
    * it with the given header and final length (<= cap), as send() would,
    * returning 0 or -errno (never -EAGAIN, never INFLIGHT: the buffer is the
    * transport's). prepare returns 0, -EAGAIN (as send) or -errno.
-   * Every prepare is followed by exactly one commit, on the same thread,
-   * with no other send on it in between. Both may be NULL: the core then
-   * lends a buffer of its own and commit is a send() of it (a copy).
+   * Every prepare is followed by exactly one commit or cancel, on the
+   * same thread, with no other send on it in between; cancel gives the
+   * buffer back unsent (gex_AM_Cancel*). The three are NULL together: the
+   * core then lends a buffer of its own and commit is a send() of it (a
+   * copy).
    */
   int (*prepare)(gasnetc_transport_t *t, gasnetc_lend_t *lend, size_t paylen);
   int (*commit)(gasnetc_transport_t *t, gasnetc_lend_t *lend, const void *hdr,
                 size_t hdrlen, size_t paylen);
+  void (*cancel)(gasnetc_transport_t *t, gasnetc_lend_t *lend);
 
   /* Optional (NULL: none). Send notice n to rank `dest`, which it serves,
    * with the frames of this call or pass, never held back for credits or

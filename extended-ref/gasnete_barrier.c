@@ -649,6 +649,10 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   return h;
 }
 
+void gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags) {
+  gex_Event_Wait(gex_Coll_BarrierNB(tm, flags));
+}
+
 /* ---- GASNet-1: split-phase barriers with ids (spec 3.5), on any team ----------- */
 
 /* The GASNet-1 family fname belongs to: "gasnet_barrier" or "gasnet_coll_barrier". */

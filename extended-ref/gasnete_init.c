@@ -76,9 +76,10 @@ static void gasnete_connect(void) {
   gasnete_coll_team_init(gasnete_g.tm0);
 }
 
-/* Called by gasnet_attach / gex_Segment_Attach with the segments known. */
+/* Called by gasnet_attach / gex_Segment_Attach with the segments known, and
+ * again by each gex_EP_PublishBoundSegment. */
 static void gasnete_attach(void) {
-  gasnete_g.seg = malloc(sizeof *gasnete_g.seg * gasnete_g.nodes);
+  if (!gasnete_g.seg) gasnete_g.seg = malloc(sizeof *gasnete_g.seg * gasnete_g.nodes);
   if (!gasnete_g.seg ||
       gasnet_getSegmentInfo(gasnete_g.seg, (int)gasnete_g.nodes) != GASNET_OK)
     gasnete_fatal("gasnet_attach: cannot learn the segments of %u nodes",

@@ -32,7 +32,7 @@ extern "C" {
 
 /* ---- versions (description, "Specification and release versioning") ---- */
 #define GEX_SPEC_VERSION_MAJOR 0
-#define GEX_SPEC_VERSION_MINOR 17
+#define GEX_SPEC_VERSION_MINOR 19
 #define GASNET_SPEC_VERSION_MAJOR 1
 #define GASNET_SPEC_VERSION_MINOR 8
 #define GASNETT_SPEC_VERSION_MAJOR 1
@@ -71,41 +71,46 @@ typedef uint16_t gex_EP_Index_t;
 typedef struct { gex_Rank_t gex_rank; gex_EP_Index_t gex_ep_index; } gex_EP_Location_t;
 
 /* ---- flags (bits disjoint per API; unrelated APIs may share bits) ---------- */
-#define GEX_FLAG_USES_GASNET1         ((gex_Flags_t)1u << 0)  /* gex_Client_Init */
-#define GEX_FLAG_IMMEDIATE            ((gex_Flags_t)1u << 0)  /* communication */
-#define GEX_FLAG_LC_COPY_YES          ((gex_Flags_t)1u << 1)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_LC_COPY_NO           ((gex_Flags_t)1u << 2)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_NEVER_SELF      ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_PEER_NEVER_NBRHD     ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 5)
-#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC  ((gex_Flags_t)1u << 6)
-#define GEX_FLAG_SELF_SEG_UNKNOWN     ((gex_Flags_t)1u << 7)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_SEG_UNKNOWN     ((gex_Flags_t)1u << 8)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_SELF_SEG_SOME        ((gex_Flags_t)1u << 9)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_SEG_SOME        ((gex_Flags_t)1u << 10) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_SELF_SEG_BOUND       ((gex_Flags_t)1u << 11) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_SEG_BOUND       ((gex_Flags_t)1u << 12) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_SELF_SEG_OFFSET      ((gex_Flags_t)1u << 13) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_SEG_OFFSET      ((gex_Flags_t)1u << 14) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_RANK_IS_JOBRANK      ((gex_Flags_t)1u << 15) /* gex_AD_Op* */
+#define GEX_FLAG_USES_GASNET1         (1u << 0)  /* gex_Client_Init */
+#define GEX_FLAG_IMMEDIATE            (1u << 0)  /* communication */
+#define GEX_FLAG_LC_COPY_YES          (1u << 1)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_LC_COPY_NO           (1u << 2)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_NEVER_SELF      (1u << 3)
+#define GEX_FLAG_PEER_NEVER_NBRHD     (1u << 4)
+#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT (1u << 5)
+#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC  (1u << 6)
+#define GEX_FLAG_SELF_SEG_UNKNOWN     (1u << 7)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_SEG_UNKNOWN     (1u << 8)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_SELF_SEG_SOME        (1u << 9)  /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_SEG_SOME        (1u << 10) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_SELF_SEG_BOUND       (1u << 11) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_SEG_BOUND       (1u << 12) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_SELF_SEG_OFFSET      (1u << 13) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_PEER_SEG_OFFSET      (1u << 14) /* [UNIMPLEMENTED] */
+#define GEX_FLAG_RANK_IS_JOBRANK      (1u << 15) /* gex_AD_Op* */
 /* Remote atomics (gasnet_ratomic.h): at initiation, one of MY_RANK /
  * MY_NBRHD (assertions about the target), ACQ and REL (ordering); at
  * gex_AD_Create one of the FAVOR_* hints. */
-#define GEX_FLAG_AD_MY_RANK           ((gex_Flags_t)1u << 16)
-#define GEX_FLAG_AD_MY_NBRHD          ((gex_Flags_t)1u << 17)
-#define GEX_FLAG_AD_ACQ               ((gex_Flags_t)1u << 18)
-#define GEX_FLAG_AD_REL               ((gex_Flags_t)1u << 19)
-#define GEX_FLAG_AD_FAVOR_MY_RANK     ((gex_Flags_t)1u << 20)
-#define GEX_FLAG_AD_FAVOR_MY_NBRHD    ((gex_Flags_t)1u << 21)
-#define GEX_FLAG_AD_FAVOR_REMOTE      ((gex_Flags_t)1u << 22)
-#define GEX_FLAG_ENABLE_LEAF_LC       ((gex_Flags_t)1u << 24) /* gex_VIS_*Put (gasnet_vis.h) */
+#define GEX_FLAG_AD_MY_RANK           (1u << 16)
+#define GEX_FLAG_AD_MY_NBRHD          (1u << 17)
+#define GEX_FLAG_AD_ACQ               (1u << 18)
+#define GEX_FLAG_AD_REL               (1u << 19)
+#define GEX_FLAG_AD_FAVOR_MY_RANK     (1u << 20)
+#define GEX_FLAG_AD_FAVOR_MY_NBRHD    (1u << 21)
+#define GEX_FLAG_AD_FAVOR_REMOTE      (1u << 22)
+#define GEX_FLAG_ENABLE_LEAF_LC       (1u << 24) /* gex_VIS_*Put (gasnet_vis.h) */
+#define GEX_FLAG_DEFER_THREADS        (1u << 1)  /* gex_Client_Init (spec v0.18) */
+/* gex_EP_Create hints (memory kinds): defined, and ignored, as in the description. */
+#define GEX_FLAG_HINT_ACCEL_AD        (1u << 0)
+#define GEX_FLAG_HINT_ACCEL_COLL      (1u << 1)
+#define GEX_FLAG_HINT_ACCEL_ALL       (GEX_FLAG_HINT_ACCEL_AD | GEX_FLAG_HINT_ACCEL_COLL)
 /* Handler registration (gex_AM_Entry_t.gex_flags): one of each group. */
-#define GEX_FLAG_AM_SHORT   ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_AM_MEDIUM  ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_AM_LONG    ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AM_SHORT   (1u << 0)
+#define GEX_FLAG_AM_MEDIUM  (1u << 1)
+#define GEX_FLAG_AM_LONG    (1u << 2)
 #define GEX_FLAG_AM_MEDLONG (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
-#define GEX_FLAG_AM_REQUEST ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_AM_REPLY   ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_AM_REQUEST (1u << 3)
+#define GEX_FLAG_AM_REPLY   (1u << 4)
 #define GEX_FLAG_AM_REQREP  (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
 
 /* ---- data types and operation codes for atomics (and reductions) -----------
@@ -116,41 +121,41 @@ typedef struct { gex_Rank_t gex_rank; gex_EP_Index_t gex_ep_index; } gex_EP_Loca
  * shifts; GEX_OP_GET has no non-fetching form. Remote atomics:
  * gasnet_ratomic.h. */
 typedef uint32_t gex_DT_t;
-#define GEX_DT_I32  ((gex_DT_t)1u << 0)  /* int32_t */
-#define GEX_DT_U32  ((gex_DT_t)1u << 1)  /* uint32_t */
-#define GEX_DT_I64  ((gex_DT_t)1u << 2)  /* int64_t */
-#define GEX_DT_U64  ((gex_DT_t)1u << 3)  /* uint64_t */
-#define GEX_DT_FLT  ((gex_DT_t)1u << 4)  /* float */
-#define GEX_DT_DBL  ((gex_DT_t)1u << 5)  /* double */
-#define GEX_DT_USER ((gex_DT_t)1u << 6)  /* reductions only */
+#define GEX_DT_I32  (1u << 0)  /* int32_t */
+#define GEX_DT_U32  (1u << 1)  /* uint32_t */
+#define GEX_DT_I64  (1u << 2)  /* int64_t */
+#define GEX_DT_U64  (1u << 3)  /* uint64_t */
+#define GEX_DT_FLT  (1u << 4)  /* float */
+#define GEX_DT_DBL  (1u << 5)  /* double */
+#define GEX_DT_USER (1u << 6)  /* reductions only */
 typedef uint32_t gex_OP_t;
-#define GEX_OP_SET   ((gex_OP_t)1u << 0)
-#define GEX_OP_SWAP  ((gex_OP_t)1u << 1)
-#define GEX_OP_CAS   ((gex_OP_t)1u << 2)
-#define GEX_OP_FCAS  ((gex_OP_t)1u << 3)
-#define GEX_OP_ADD   ((gex_OP_t)1u << 4)
-#define GEX_OP_FADD  ((gex_OP_t)1u << 5)
-#define GEX_OP_SUB   ((gex_OP_t)1u << 6)
-#define GEX_OP_FSUB  ((gex_OP_t)1u << 7)
-#define GEX_OP_INC   ((gex_OP_t)1u << 8)
-#define GEX_OP_FINC  ((gex_OP_t)1u << 9)
-#define GEX_OP_DEC   ((gex_OP_t)1u << 10)
-#define GEX_OP_FDEC  ((gex_OP_t)1u << 11)
-#define GEX_OP_MULT  ((gex_OP_t)1u << 12)
-#define GEX_OP_FMULT ((gex_OP_t)1u << 13)
-#define GEX_OP_MIN   ((gex_OP_t)1u << 14)
-#define GEX_OP_FMIN  ((gex_OP_t)1u << 15)
-#define GEX_OP_MAX   ((gex_OP_t)1u << 16)
-#define GEX_OP_FMAX  ((gex_OP_t)1u << 17)
-#define GEX_OP_AND   ((gex_OP_t)1u << 18)  /* integer types only */
-#define GEX_OP_FAND  ((gex_OP_t)1u << 19)
-#define GEX_OP_OR    ((gex_OP_t)1u << 20)
-#define GEX_OP_FOR   ((gex_OP_t)1u << 21)
-#define GEX_OP_XOR   ((gex_OP_t)1u << 22)
-#define GEX_OP_FXOR  ((gex_OP_t)1u << 23)
-#define GEX_OP_GET   ((gex_OP_t)1u << 24)
-#define GEX_OP_USER    ((gex_OP_t)1u << 25) /* reductions only */
-#define GEX_OP_USER_NC ((gex_OP_t)1u << 26) /* reductions only */
+#define GEX_OP_SET   (1u << 0)
+#define GEX_OP_SWAP  (1u << 1)
+#define GEX_OP_CAS   (1u << 2)
+#define GEX_OP_FCAS  (1u << 3)
+#define GEX_OP_ADD   (1u << 4)
+#define GEX_OP_FADD  (1u << 5)
+#define GEX_OP_SUB   (1u << 6)
+#define GEX_OP_FSUB  (1u << 7)
+#define GEX_OP_INC   (1u << 8)
+#define GEX_OP_FINC  (1u << 9)
+#define GEX_OP_DEC   (1u << 10)
+#define GEX_OP_FDEC  (1u << 11)
+#define GEX_OP_MULT  (1u << 12)
+#define GEX_OP_FMULT (1u << 13)
+#define GEX_OP_MIN   (1u << 14)
+#define GEX_OP_FMIN  (1u << 15)
+#define GEX_OP_MAX   (1u << 16)
+#define GEX_OP_FMAX  (1u << 17)
+#define GEX_OP_AND   (1u << 18)  /* integer types only */
+#define GEX_OP_FAND  (1u << 19)
+#define GEX_OP_OR    (1u << 20)
+#define GEX_OP_FOR   (1u << 21)
+#define GEX_OP_XOR   (1u << 22)
+#define GEX_OP_FXOR  (1u << 23)
+#define GEX_OP_GET   (1u << 24)
+#define GEX_OP_USER    (1u << 25) /* reductions only */
+#define GEX_OP_USER_NC (1u << 26) /* reductions only */
 #define GEX_OP_CSWAP GEX_OP_FCAS /* deprecated alias */
 #define GEX_OP_TO_FETCHING(op) ((gex_OP_t)((op) << 1))
 #define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)((op) >> 1))
@@ -216,14 +221,14 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index);
  * memory); given, it must lie in the caller's bound segment and is
  * returned by gex_TM_Destroy. The GEX_FLAG_TM_SCRATCH_SIZE_* flags turn
  * Split/Create into the collective query of the recommended size. */
-#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 25)
-#define GEX_FLAG_TM_SCRATCH_SIZE_MIN         ((gex_Flags_t)1u << 26) /* deprecated */
-#define GEX_FLAG_TM_GLOBAL_SCRATCH           ((gex_Flags_t)1u << 27) /* gex_TM_Create */
-#define GEX_FLAG_TM_LOCAL_SCRATCH            ((gex_Flags_t)1u << 28) /* gex_TM_Create */
-#define GEX_FLAG_TM_SYMMETRIC_SCRATCH        ((gex_Flags_t)1u << 29) /* gex_TM_Create */
-#define GEX_FLAG_TM_NO_SCRATCH               ((gex_Flags_t)1u << 30)
-#define GEX_FLAG_SCRATCH_SEG_OFFSET          ((gex_Flags_t)1u << 31)
-#define GEX_FLAG_GLOBALLY_QUIESCED           ((gex_Flags_t)1u << 1)  /* gex_TM_Destroy */
+#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED (1u << 25)
+#define GEX_FLAG_TM_SCRATCH_SIZE_MIN         (1u << 26) /* deprecated */
+#define GEX_FLAG_TM_GLOBAL_SCRATCH           (1u << 27) /* gex_TM_Create */
+#define GEX_FLAG_TM_LOCAL_SCRATCH            (1u << 28) /* gex_TM_Create */
+#define GEX_FLAG_TM_SYMMETRIC_SCRATCH        (1u << 29) /* gex_TM_Create */
+#define GEX_FLAG_TM_NO_SCRATCH               (1u << 30)
+#define GEX_FLAG_SCRATCH_SEG_OFFSET          (1u << 31)
+#define GEX_FLAG_GLOBALLY_QUIESCED           (1u << 1)  /* gex_TM_Destroy */
 size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
                     void *scratch_addr, size_t scratch_size, gex_Flags_t flags);
 size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
@@ -246,6 +251,25 @@ gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep);
 #define GEX_AM_INDEX_BASE 128
 #define GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0
 int gex_System_QueryHiddenAMConcurrencyLevel(void);
+
+/* Progress threads (spec v0.18). The library's one thread of its own is the
+ * liveness thread (docs/transports.md, "Liveness"): it answers the probes
+ * that tell a computing peer from a dead one and never runs a handler, so
+ * it is reported as a send thread and there is no receive thread. With
+ * GEX_FLAG_DEFER_THREADS the client starts it, from what
+ * gex_System_QueryProgressThreads gives (none in a job of one process). */
+#define GASNET_SND_THREAD 1
+#undef GASNET_RCV_THREAD
+#define GEX_THREAD_ROLE_RCV (1u << 0)
+#define GEX_THREAD_ROLE_SND (1u << 1)
+typedef struct {
+  const char *gex_device_list;        /* "liveness" */
+  unsigned int gex_thread_roles;      /* GEX_THREAD_ROLE_SND */
+  void *(*gex_progress_fn)(void *);
+  void *gex_progress_arg;
+} gex_ProgressThreadInfo_t;
+int gex_System_QueryProgressThreads(gex_Client_t client, unsigned int *count_p,
+                                    const gex_ProgressThreadInfo_t **info_p, gex_Flags_t flags);
 typedef struct {
   gex_AM_Index_t gex_index;   /* 0 or in [GEX_AM_INDEX_BASE .. 255] */
   gex_AM_Fn_t gex_fnptr;
@@ -288,12 +312,18 @@ typedef struct {
   int gex_is_long;
 } gex_Token_Info_t;
 typedef uint32_t gex_TI_t;
-#define GEX_TI_SRCRANK ((gex_TI_t)1u << 0)
-#define GEX_TI_EP      ((gex_TI_t)1u << 1)
-#define GEX_TI_ENTRY   ((gex_TI_t)1u << 2)
-#define GEX_TI_IS_REQ  ((gex_TI_t)1u << 3)
-#define GEX_TI_IS_LONG ((gex_TI_t)1u << 4)
-#define GEX_TI_ALL     ((gex_TI_t)0x1fu)
+#define GEX_TI_SRCRANK (1u << 0)
+#define GEX_TI_EP      (1u << 1)
+#define GEX_TI_ENTRY   (1u << 2)
+#define GEX_TI_IS_REQ  (1u << 3)
+#define GEX_TI_IS_LONG (1u << 4)
+#define GEX_TI_ALL     0x1fu
+/* Every field is given on every conduit here. */
+#define GASNET_SUPPORTS_TI_SRCRANK 1
+#define GASNET_SUPPORTS_TI_EP 1
+#define GASNET_SUPPORTS_TI_ENTRY 1
+#define GASNET_SUPPORTS_TI_IS_REQ 1
+#define GASNET_SUPPORTS_TI_IS_LONG 1
 /* Sets the fields asked for in mask and returns the mask of those set. */
 gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask);
 
@@ -405,39 +435,56 @@ extern gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *c
                                                 void *dest_addr, gex_Event_t *lc_opt,
                                                 gex_Flags_t flags, unsigned int numargs);
 
-/* One internal Commit per direction; the [M] forms are macros around it. */
-extern void gasnetc_AMCommitRequestEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
-                                      size_t nbytes, void *dest_addr, int nargs,
-                                      const gex_AM_Arg_t *args);
-extern void gasnetc_AMCommitReplyEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
-                                    size_t nbytes, void *dest_addr, int nargs,
-                                    const gex_AM_Arg_t *args);
+/* One internal Commit per direction; the [M] and [M]_v2 forms are macros
+ * around it. With GEX_FLAG_IMMEDIATE in commit_flags (the _v2 forms) it
+ * returns non-zero, having sent nothing and left the SrcDesc open, when the
+ * transport has no room now; else 0. */
+extern int gasnetc_AMCommitRequestEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                     size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                                     int nargs, const gex_AM_Arg_t *args);
+extern int gasnetc_AMCommitReplyEx(int category, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                   size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                                   int nargs, const gex_AM_Arg_t *args);
 
-#define GASNETC_EX_NPAM_FORMS(M)                                                      \
-  static inline void gex_AM_CommitRequestMedium##M(gex_AM_SrcDesc_t sd, gex_AM_Index_t h, \
-                                                   size_t nbytes GASNETC_AM_PARAMS_##M) { \
-    GASNETC_AM_PACK(M);                                                              \
-    gasnetc_AMCommitRequestEx(GASNETC_AM_MEDIUM, sd, h, nbytes, 0, M, gasnetc_args_); \
-  }                                                                                   \
-  static inline void gex_AM_CommitReplyMedium##M(gex_AM_SrcDesc_t sd, gex_AM_Index_t h, \
-                                                 size_t nbytes GASNETC_AM_PARAMS_##M) { \
-    GASNETC_AM_PACK(M);                                                              \
-    gasnetc_AMCommitReplyEx(GASNETC_AM_MEDIUM, sd, h, nbytes, 0, M, gasnetc_args_);   \
-  }                                                                                   \
-  static inline void gex_AM_CommitRequestLong##M(gex_AM_SrcDesc_t sd, gex_AM_Index_t h, \
-                                                 size_t nbytes, void *dest            \
-                                                 GASNETC_AM_PARAMS_##M) {             \
-    GASNETC_AM_PACK(M);                                                              \
-    gasnetc_AMCommitRequestEx(GASNETC_AM_LONG, sd, h, nbytes, dest, M, gasnetc_args_); \
-  }                                                                                   \
-  static inline void gex_AM_CommitReplyLong##M(gex_AM_SrcDesc_t sd, gex_AM_Index_t h,   \
-                                               size_t nbytes, void *dest              \
-                                               GASNETC_AM_PARAMS_##M) {               \
-    GASNETC_AM_PACK(M);                                                              \
-    gasnetc_AMCommitReplyEx(GASNETC_AM_LONG, sd, h, nbytes, dest, M, gasnetc_args_);  \
+/* Spec v0.19, "gex_AM_Commit<XXX>[M]_v2 calls" and "gex_AM_Cancel calls"
+ * (both [EXPERIMENTAL]); the values are the description's. */
+#define GASNET_SUPPORTS_AM_COMMIT_V2 20240906L
+#define GASNET_SUPPORTS_AM_CANCEL 20240418L
+/* Consume an open Prepare without sending: a buffer GASNet lent goes back.
+ * flags must be 0 (else GASNET_ERR_BAD_ARG, the Prepare still open). */
+extern int gex_AM_CancelRequestMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
+extern int gex_AM_CancelReplyMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
+extern int gex_AM_CancelRequestLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
+extern int gex_AM_CancelReplyLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
+
+/* The Commit forms of one direction and category, [M] and [M]_v2:
+ * DIR Request or Reply, CAT Medium or Long (CATC its GASNETC_AM_*), LONGP
+ * the Long's dest parameter (", void *dest") and LONGA its argument. */
+#define GASNETC_EX_COMMIT_FORMS(M, DIR, CAT, CATC, LONGP, LONGA)                              \
+  static inline void gex_AM_Commit##DIR##CAT##M(gex_AM_SrcDesc_t sd, gex_AM_Index_t h,  \
+                                                size_t nbytes LONGP GASNETC_AM_PARAMS_##M) { \
+    GASNETC_AM_PACK(M);                                                                 \
+    (void)gasnetc_AMCommit##DIR##Ex(CATC, sd, h, nbytes, LONGA, 0, M,       \
+                                    gasnetc_args_);                                     \
+  }                                                                                     \
+  static inline int gex_AM_Commit##DIR##CAT##M##_v2(gex_AM_SrcDesc_t sd, gex_AM_Index_t h, \
+                                                    size_t nbytes LONGP,                \
+                                                    gex_Flags_t commit_flags            \
+                                                    GASNETC_AM_PARAMS_##M) {            \
+    GASNETC_AM_PACK(M);                                                                 \
+    return gasnetc_AMCommit##DIR##Ex(CATC, sd, h, nbytes, LONGA, commit_flags, \
+                                     M, gasnetc_args_);                                 \
   }
+#define GASNETC_LONG_PARAM , void *dest
+#define GASNETC_EX_NPAM_FORMS(M)                                                      \
+  GASNETC_EX_COMMIT_FORMS(M, Request, Medium, GASNETC_AM_MEDIUM, , 0)                \
+  GASNETC_EX_COMMIT_FORMS(M, Reply, Medium, GASNETC_AM_MEDIUM, , 0)                  \
+  GASNETC_EX_COMMIT_FORMS(M, Request, Long, GASNETC_AM_LONG, GASNETC_LONG_PARAM, dest) \
+  GASNETC_EX_COMMIT_FORMS(M, Reply, Long, GASNETC_AM_LONG, GASNETC_LONG_PARAM, dest)
 GASNETC_AM_FOREACH_M(GASNETC_EX_NPAM_FORMS)
 #undef GASNETC_EX_NPAM_FORMS
+#undef GASNETC_EX_COMMIT_FORMS
+#undef GASNETC_LONG_PARAM
 
 /* ---- the AM forms without [M] (the description: "on compilers supporting
  * the __VA_ARGS__ preprocessor feature ... the [M] may optionally be omitted
@@ -448,6 +495,7 @@ GASNETC_AM_FOREACH_M(GASNETC_EX_NPAM_FORMS)
   N
 #define GASNETC_M_AFTER_3(...) GASNETC_PICK25(__VA_ARGS__, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
 #define GASNETC_M_AFTER_4(...) GASNETC_PICK25(__VA_ARGS__, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
+#define GASNETC_M_AFTER_5(...) GASNETC_PICK25(__VA_ARGS__, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
 #define GASNETC_M_AFTER_6(...) GASNETC_PICK25(__VA_ARGS__, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
 #define GASNETC_M_AFTER_7(...) GASNETC_PICK25(__VA_ARGS__, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
 #define GASNETC_M_AFTER_8(...) GASNETC_PICK25(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, ~)
@@ -471,6 +519,15 @@ GASNETC_AM_FOREACH_M(GASNETC_EX_NPAM_FORMS)
   GASNETC_CONCAT(gex_AM_CommitRequestLong, GASNETC_M_AFTER_4(__VA_ARGS__))(__VA_ARGS__)
 #define gex_AM_CommitReplyLong(...) \
   GASNETC_CONCAT(gex_AM_CommitReplyLong, GASNETC_M_AFTER_4(__VA_ARGS__))(__VA_ARGS__)
+#define GASNETC_V2(name, m) GASNETC_CONCAT(GASNETC_CONCAT(name, m), _v2)
+#define gex_AM_CommitRequestMedium_v2(...) \
+  GASNETC_V2(gex_AM_CommitRequestMedium, GASNETC_M_AFTER_4(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_CommitReplyMedium_v2(...) \
+  GASNETC_V2(gex_AM_CommitReplyMedium, GASNETC_M_AFTER_4(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_CommitRequestLong_v2(...) \
+  GASNETC_V2(gex_AM_CommitRequestLong, GASNETC_M_AFTER_5(__VA_ARGS__))(__VA_ARGS__)
+#define gex_AM_CommitReplyLong_v2(...) \
+  GASNETC_V2(gex_AM_CommitReplyLong, GASNETC_M_AFTER_5(__VA_ARGS__))(__VA_ARGS__)
 
 /* ---- RMA (the description's "Extended API") ------------------------------------------
  * Returns: the blocking and NBI calls non-zero, the NB calls GEX_EVENT_NO_OP,
@@ -520,12 +577,12 @@ extern void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t
 
 /* Event categories (one bit each). */
 typedef uint32_t gex_EC_t;
-#define GEX_EC_GET ((gex_EC_t)1u << 0)
-#define GEX_EC_PUT ((gex_EC_t)1u << 1)
-#define GEX_EC_AM  ((gex_EC_t)1u << 2)
-#define GEX_EC_LC  ((gex_EC_t)1u << 3)
-#define GEX_EC_RMW ((gex_EC_t)1u << 4)
-#define GEX_EC_ALL ((gex_EC_t)0x1fu)
+#define GEX_EC_GET (1u << 0)
+#define GEX_EC_PUT (1u << 1)
+#define GEX_EC_AM  (1u << 2)
+#define GEX_EC_LC  (1u << 3)
+#define GEX_EC_RMW (1u << 4)
+#define GEX_EC_ALL 0x1fu
 /* The leaf of category event_category (one bit, not GEX_EC_ALL) of root.
  * Local completion (GEX_EC_LC) happens before an initiation returns here,
  * so that leaf is GEX_EVENT_INVALID, which the description allows for an
@@ -547,6 +604,8 @@ extern gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
  * concurrent with a GASNet-1 barrier (the description, "Collectives").
  * flags must be 0. */
 extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
+/* Berkeley's blocking form (used by its tests, not in the description). */
+extern void gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags);
 
 /* ---- system queries --------------------------------------------------------------- */
 gex_Rank_t gex_System_QueryJobRank(void);
@@ -583,12 +642,12 @@ typedef struct gasnetc_mk *gex_MK_t;
 #define GEX_MK_INVALID ((gex_MK_t)0)
 #define GEX_MK_HOST ((gex_MK_t)(uintptr_t)1)
 typedef uint32_t gex_EP_Capabilities_t;
-#define GEX_EP_CAPABILITY_RMA  ((gex_EP_Capabilities_t)1u << 0)
-#define GEX_EP_CAPABILITY_AM   ((gex_EP_Capabilities_t)1u << 1)
-#define GEX_EP_CAPABILITY_VIS  ((gex_EP_Capabilities_t)1u << 2)
-#define GEX_EP_CAPABILITY_COLL ((gex_EP_Capabilities_t)1u << 3)
-#define GEX_EP_CAPABILITY_AD   ((gex_EP_Capabilities_t)1u << 4)
-#define GEX_EP_CAPABILITY_ALL  ((gex_EP_Capabilities_t)0x1fu)
+#define GEX_EP_CAPABILITY_RMA  (1u << 0)
+#define GEX_EP_CAPABILITY_AM   (1u << 1)
+#define GEX_EP_CAPABILITY_VIS  (1u << 2)
+#define GEX_EP_CAPABILITY_COLL (1u << 3)
+#define GEX_EP_CAPABILITY_AD   (1u << 4)
+#define GEX_EP_CAPABILITY_ALL  0x1fu
 /* GASNET_ERR_RESOURCE: a second segment (the primordial one is the only). */
 extern int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address,
                               uintptr_t length, gex_MK_t kind, gex_Flags_t flags);
@@ -616,5 +675,12 @@ extern void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p,
 #ifdef __cplusplus
 }
 #endif
+
+/* GASNet-1's VIS and collectives come with gasnet.h (which includes this
+ * header, or is included by it), as clients of Berkeley's library expect:
+ * gasnet_memvec_t, GASNET_TEAM_ALL, gasnet_coll_broadcast, ... Here, at
+ * the end, both gasnet.h's and this header's declarations are complete. */
+#include "gasnet_vis.h"
+#include "gasnet_coll.h"
 
 #endif /* GASNETEX_H */
