@@ -16,7 +16,11 @@
 #ifndef GASNET_TOOLS_H
 #define GASNET_TOOLS_H
 
-/* ---- threading mode ---------------------------------------------------- */
+/* ---- threading mode ------------------------------------------------------
+ * GASNETT_LITE_MODE (tools spec, "lite" clients such as AMX): the
+ * threading-neutral, header-only subset (configuration, annotations,
+ * platform names, timers, atomics and fences, locks, thread keys); no mode
+ * is needed and nothing is linked. Library functions are not declared. */
 #if defined(GASNETT_THREAD_SAFE) && defined(GASNETT_THREAD_SINGLE)
 #error "gasnet_tools.h: define only one of GASNETT_THREAD_SAFE or GASNETT_THREAD_SINGLE"
 #elif !defined(GASNETT_THREAD_SAFE) && !defined(GASNETT_THREAD_SINGLE)
@@ -24,13 +28,17 @@
 #define GASNETT_THREAD_SINGLE 1
 #elif defined(GASNET_PAR) || defined(GASNET_PARSYNC)
 #define GASNETT_THREAD_SAFE 1
-#else
-#error "gasnet_tools.h: define GASNETT_THREAD_SAFE (threaded client) or GASNETT_THREAD_SINGLE (one thread) before including gasnet_tools.h, or one of GASNET_SEQ/GASNET_PARSYNC/GASNET_PAR for a gasnet.h client"
+#elif !defined(GASNETT_LITE_MODE)
+#error "gasnet_tools.h: define GASNETT_THREAD_SAFE (threaded client) or GASNETT_THREAD_SINGLE (one thread) before including gasnet_tools.h, or one of GASNET_SEQ/GASNET_PARSYNC/GASNET_PAR for a gasnet.h client, or GASNETT_LITE_MODE for the header-only subset"
 #endif
 #elif defined(GASNETT_THREAD_SAFE) && defined(GASNET_SEQ)
 #error "gasnet_tools.h: GASNETT_THREAD_SAFE conflicts with GASNET_SEQ (a SEQ client uses GASNETT_THREAD_SINGLE)"
 #elif defined(GASNETT_THREAD_SINGLE) && (defined(GASNET_PAR) || defined(GASNET_PARSYNC))
 #error "gasnet_tools.h: GASNETT_THREAD_SINGLE conflicts with GASNET_PAR/GASNET_PARSYNC (they use GASNETT_THREAD_SAFE)"
+#endif
+/* A client built with gasnet.h never gets the lite subset. */
+#if defined(GASNETT_LITE_MODE) && (defined(GASNET_SEQ) || defined(GASNET_PAR) || defined(GASNET_PARSYNC))
+#undef GASNETT_LITE_MODE
 #endif
 
 #include <errno.h>
@@ -40,8 +48,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "gasnet_config.h"
 #include "gasnet_tools_config.h"
+#include "gasnet_portable_platform.h"
 
 /* ---- A. configuration, identity and version ---------------------------- */
 #define GASNETT_SPEC_VERSION_MAJOR 1
@@ -53,13 +64,15 @@
 #endif
 
 #if defined(GASNETT_THREAD_SAFE)
-#define GASNETT__THREAD_STRING "SAFE"
+#define GASNETT__THREAD_STRING "THREAD_SAFE"
+#elif defined(GASNETT_THREAD_SINGLE)
+#define GASNETT__THREAD_STRING "THREAD_SINGLE"
 #else
-#define GASNETT__THREAD_STRING "SINGLE"
+#define GASNETT__THREAD_STRING "LITE"
 #endif
 #ifndef GASNETT_CONFIG_STRING
 #define GASNETT_CONFIG_STRING                                         \
-  "RELEASE=" GASNETT__RELEASE_STRING ",TOOLSSPEC=1.20,THREAD_" \
+  "RELEASE=" GASNETT__RELEASE_STRING ",TOOLSSPEC=1.20," \
   GASNETT__THREAD_STRING ",PTR=" _STRINGIFY(__SIZEOF_POINTER__) ",nodebug"
 #endif
 
@@ -83,41 +96,122 @@
 #ifndef GASNETT_MAX_THREADS
 #if defined(GASNETT_THREAD_SAFE)
 #define GASNETT_MAX_THREADS 256
-#else
+#elif defined(GASNETT_THREAD_SINGLE)
 #define GASNETT_MAX_THREADS 1
 #endif
 #endif
 
-#if __SIZEOF_POINTER__ == 8
-#ifndef PLATFORM_ARCH_64
-#define PLATFORM_ARCH_64 1
+/* printf/scanf conversions for size_t (SZ) and ptrdiff_t (PD), as
+ * <inttypes.h> gives them for the fixed-width types:
+ *   printf("%" PRIuSZ " bytes\n", n); */
+#ifndef PRIdSZ
+#define PRIdSZ "zd"
+#define PRIiSZ "zi"
+#define PRIoSZ "zo"
+#define PRIuSZ "zu"
+#define PRIxSZ "zx"
+#define PRIXSZ "zX"
+#define SCNdSZ "zd"
+#define SCNiSZ "zi"
+#define SCNoSZ "zo"
+#define SCNuSZ "zu"
+#define SCNxSZ "zx"
 #endif
+#ifndef PRIdPD
+#define PRIdPD "td"
+#define PRIiPD "ti"
+#define PRIoPD "to"
+#define PRIuPD "tu"
+#define PRIxPD "tx"
+#define PRIXPD "tX"
+#define SCNdPD "td"
+#define SCNiPD "ti"
+#define SCNoPD "to"
+#define SCNuPD "tu"
+#define SCNxPD "tx"
+#endif
+
+/* ---- B. compiler annotations and syntax helpers -------------------------
+ * Each annotation follows its GASNETT_USE_* feature-control macro (tools
+ * spec, "Feature control"): a client may define it 0 or 1 before including
+ * this header; by default it is 1 for a GNU-compatible compiler, and 0 with
+ * GASNETT_COMPILER_FORCE_MISMATCH (a compiler the build did not probe). */
+#if defined(__GNUC__) && !defined(GASNETT_COMPILER_FORCE_MISMATCH)
+#define GASNETT__GNU 1
 #else
-#ifndef PLATFORM_ARCH_32
-#define PLATFORM_ARCH_32 1
+#define GASNETT__GNU 0
+#endif
+#ifdef __has_attribute
+#define GASNETT__HAS_ATTR(a) __has_attribute(a)
+#else
+#define GASNETT__HAS_ATTR(a) 0
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_ALWAYSINLINE
+#define GASNETT_USE_GCC_ATTRIBUTE_ALWAYSINLINE GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_NOINLINE
+#define GASNETT_USE_GCC_ATTRIBUTE_NOINLINE GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_MALLOC
+#define GASNETT_USE_GCC_ATTRIBUTE_MALLOC GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_WARNUNUSEDRESULT
+#define GASNETT_USE_GCC_ATTRIBUTE_WARNUNUSEDRESULT GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_USED
+#define GASNETT_USE_GCC_ATTRIBUTE_USED GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_MAYALIAS
+#define GASNETT_USE_GCC_ATTRIBUTE_MAYALIAS GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_NORETURN
+#define GASNETT_USE_GCC_ATTRIBUTE_NORETURN GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_PURE
+#define GASNETT_USE_GCC_ATTRIBUTE_PURE GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_CONST
+#define GASNETT_USE_GCC_ATTRIBUTE_CONST GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED
+#define GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_FORMAT
+#define GASNETT_USE_GCC_ATTRIBUTE_FORMAT GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR
+#define GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR_ARG
+#define GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR_ARG GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_BUILTIN_CONSTANT_P
+#define GASNETT_USE_BUILTIN_CONSTANT_P GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_BUILTIN_PREFETCH
+#define GASNETT_USE_BUILTIN_PREFETCH GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_BUILTIN_EXPECT
+#define GASNETT_USE_BUILTIN_EXPECT GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_BUILTIN_UNREACHABLE
+#define GASNETT_USE_BUILTIN_UNREACHABLE GASNETT__GNU
+#endif
+#ifndef GASNETT_USE_BUILTIN_ASSUME
+#if defined(__clang__) && !defined(GASNETT_COMPILER_FORCE_MISMATCH)
+#define GASNETT_USE_BUILTIN_ASSUME 1
+#else
+#define GASNETT_USE_BUILTIN_ASSUME 0
+#endif
+#endif
+#ifndef GASNETT_USE_RESTRICT
+#if GASNETT__GNU
+#define GASNETT_USE_RESTRICT __restrict__
+#else
+#define GASNETT_USE_RESTRICT
 #endif
 #endif
 
-#if defined(__clang__)
-#ifndef PLATFORM_COMPILER_FAMILYNAME
-#define PLATFORM_COMPILER_FAMILYNAME CLANG
-#endif
-#ifndef PLATFORM_COMPILER_CLANG
-#define PLATFORM_COMPILER_CLANG 1
-#endif
-#elif defined(__GNUC__)
-#ifndef PLATFORM_COMPILER_FAMILYNAME
-#define PLATFORM_COMPILER_FAMILYNAME GNU
-#endif
-#ifndef PLATFORM_COMPILER_GNU
-#define PLATFORM_COMPILER_GNU 1
-#endif
-#endif
-#ifndef PLATFORM_COMPILER_VERSION_STR
-#define PLATFORM_COMPILER_VERSION_STR __VERSION__
-#endif
-
-/* ---- B. compiler annotations and syntax helpers ------------------------ */
 #ifdef __cplusplus
 #define GASNETT_BEGIN_EXTERNC extern "C" {
 #define GASNETT_END_EXTERNC }
@@ -129,46 +223,173 @@
 #endif
 
 /* Attribute first: the declarator may also start a function definition. */
+#if GASNETT_USE_GCC_ATTRIBUTE_FORMAT
 #define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator) \
   __attribute__((__format__(__printf__, fmtarg, firstvararg))) declarator
+#else
+#define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator) declarator
+#endif
+/* For a pointer to a printf-like function: the attribute follows it. */
+#if GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR
+#define GASNETT_FORMAT_PRINTF_FUNCPTR(fnname, fmtarg, firstvararg, declarator) \
+  declarator __attribute__((__format__(__printf__, fmtarg, firstvararg)))
+#else
+#define GASNETT_FORMAT_PRINTF_FUNCPTR(fnname, fmtarg, firstvararg, declarator) declarator
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_NORETURN
 #define GASNETT_NORETURN __attribute__((__noreturn__))
+#else
+#define GASNETT_NORETURN
+#endif
 #define GASNETT_NORETURNP(fnname)
-#define GASNETT_INLINE(fnname) static inline
+/* The forms with P(fnname) are for compilers that annotate by pragma. */
+#if GASNETT_USE_GCC_ATTRIBUTE_MALLOC
 #define GASNETT_MALLOC __attribute__((__malloc__))
-#define GASNETT_RESTRICT __restrict__
+#else
+#define GASNETT_MALLOC
+#endif
+#define GASNETT_MALLOCP(fnname)
+#if GASNETT_USE_GCC_ATTRIBUTE_PURE
+#define GASNETT_PURE __attribute__((__pure__))
+#else
+#define GASNETT_PURE
+#endif
+#define GASNETT_PUREP(fnname)
+#if GASNETT_USE_GCC_ATTRIBUTE_CONST
+#define GASNETT_CONST __attribute__((__const__))
+#else
+#define GASNETT_CONST
+#endif
+#define GASNETT_CONSTP(fnname)
+#if GASNETT__GNU && GASNETT__HAS_ATTR(__hot__)
+#define GASNETT_HOT __attribute__((__hot__))
+#define GASNETT_COLD __attribute__((__cold__))
+#else
+#define GASNETT_HOT
+#define GASNETT_COLD
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED
+#define GASNETT_DEPRECATED __attribute__((__deprecated__))
+#else
+#define GASNETT_DEPRECATED
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_WARNUNUSEDRESULT
+#define GASNETT_WARN_UNUSED_RESULT __attribute__((__warn_unused_result__))
+#else
+#define GASNETT_WARN_UNUSED_RESULT
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_USED
+#define GASNETT_USED __attribute__((__used__))
+#else
+#define GASNETT_USED
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_MAYALIAS
+#define GASNETT__MAY_ALIAS __attribute__((__may_alias__))
+#else
+#define GASNETT__MAY_ALIAS
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_ALWAYSINLINE
+#define GASNETT_INLINE(fnname) static inline __attribute__((__always_inline__))
+#else
+#define GASNETT_INLINE(fnname) static inline
+#endif
+/* Attribute first, as GASNETT_FORMAT_PRINTF: `definition` may have a body. */
+#if GASNETT_USE_GCC_ATTRIBUTE_NOINLINE
+#define GASNETT_NEVER_INLINE(fnname, definition) __attribute__((__noinline__)) definition
+#else
+#define GASNETT_NEVER_INLINE(fnname, definition) definition
+#endif
+#define GASNETT_RESTRICT GASNETT_USE_RESTRICT
 #define GASNETT_CURRENT_FUNCTION __func__
 #define GASNETT_IDENT(identName, identText) \
-  static const char identName[] __attribute__((__used__)) = identText
+  static const char identName[] GASNETT_USED = identText
 
+#if GASNETT_USE_BUILTIN_EXPECT
+#define GASNETT_PREDICT_TRUE(expr) (__builtin_expect(!!(expr), 1))
+#define GASNETT_PREDICT_FALSE(expr) (__builtin_expect(!!(expr), 0))
+#else
+#define GASNETT_PREDICT_TRUE(expr) (!!(expr))
+#define GASNETT_PREDICT_FALSE(expr) (!!(expr))
+#endif
 #ifndef if_pf
-#define if_pf(cond) if (__builtin_expect(!!(cond), 0))
+#define if_pf(cond) if (GASNETT_PREDICT_FALSE(cond))
 #endif
 #ifndef if_pt
-#define if_pt(cond) if (__builtin_expect(!!(cond), 1))
+#define if_pt(cond) if (GASNETT_PREDICT_TRUE(cond))
 #endif
+#if GASNETT_USE_BUILTIN_CONSTANT_P
+#define gasnett_constant_p(expr) __builtin_constant_p(expr)
+#else
+#define gasnett_constant_p(expr) 0
+#endif
+/* Reaching it is undefined behaviour with the builtin; abort() without. */
+#if GASNETT_USE_BUILTIN_UNREACHABLE
+#define gasnett_unreachable() __builtin_unreachable()
+#else
+#define gasnett_unreachable() abort()
+#endif
+/* No debug builds here: cond is an optimisation hint, never checked. */
+#if GASNETT_USE_BUILTIN_ASSUME
+#define gasnett_assume(cond) __builtin_assume(cond)
+#elif GASNETT_USE_BUILTIN_UNREACHABLE
+#define gasnett_assume(cond) ((cond) ? (void)0 : __builtin_unreachable())
+#else
+#define gasnett_assume(cond) ((void)0)
+#endif
+
+/* A deliberate fall-through between cases; used without a semicolon. */
+#if defined(__cplusplus) && __cplusplus >= 201703L && \
+    (!defined(GASNETT_USE_CXX11_ATTRIBUTE_FALLTHROUGH) || GASNETT_USE_CXX11_ATTRIBUTE_FALLTHROUGH)
+#define GASNETT_FALLTHROUGH [[fallthrough]];
+#elif defined(__cplusplus) && defined(__clang__) && \
+    (!defined(GASNETT_USE_CXX11_ATTRIBUTE_CLANG__FALLTHROUGH) || GASNETT_USE_CXX11_ATTRIBUTE_CLANG__FALLTHROUGH)
+#define GASNETT_FALLTHROUGH [[clang::fallthrough]];
+#elif !defined(__cplusplus) && GASNETT__GNU && GASNETT__HAS_ATTR(__fallthrough__)
+#define GASNETT_FALLTHROUGH __attribute__((__fallthrough__));
+#else
+#define GASNETT_FALLTHROUGH
+#endif
+
+/* Each argument evaluated exactly once, its value dropped, no warning. */
+#define GASNETT_UNUSED_ARGS1(a1) ((void)(a1))
+#define GASNETT_UNUSED_ARGS2(a1, a2) ((void)(a1), (void)(a2))
+#define GASNETT_UNUSED_ARGS3(a1, a2, a3) ((void)(a1), GASNETT_UNUSED_ARGS2(a2, a3))
+#define GASNETT_UNUSED_ARGS4(a1, a2, a3, a4) ((void)(a1), GASNETT_UNUSED_ARGS3(a2, a3, a4))
+#define GASNETT_UNUSED_ARGS5(a1, a2, a3, a4, a5) \
+  ((void)(a1), GASNETT_UNUSED_ARGS4(a2, a3, a4, a5))
+#define GASNETT_UNUSED_ARGS6(a1, a2, a3, a4, a5, a6) \
+  ((void)(a1), GASNETT_UNUSED_ARGS5(a2, a3, a4, a5, a6))
+#define GASNETT_UNUSED_ARGS7(a1, a2, a3, a4, a5, a6, a7) \
+  ((void)(a1), GASNETT_UNUSED_ARGS6(a2, a3, a4, a5, a6, a7))
+#define GASNETT_UNUSED_ARGS8(a1, a2, a3, a4, a5, a6, a7, a8) \
+  ((void)(a1), GASNETT_UNUSED_ARGS7(a2, a3, a4, a5, a6, a7, a8))
 
 GASNETT_BEGIN_EXTERNC
 
 /* A tools-only client built for one mode that links the library of the
  * other fails to link, naming gasnett__linkcheck_THREAD_<mode>. (A gasnet.h
- * client is checked by gasnet.h's own mode-named entry points.) */
+ * client is checked by gasnet.h's own mode-named entry points; a lite one
+ * links nothing.) */
 #if !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
-#if defined(GASNETT_THREAD_SAFE)
+#if defined(GASNETT_THREAD_SAFE) && !defined(GASNETT_LITE_MODE)
 extern const int gasnett__linkcheck_THREAD_SAFE;
-static const int *const gasnett__linkcheck __attribute__((__used__)) =
-    &gasnett__linkcheck_THREAD_SAFE;
-#else
+static const int *const gasnett__linkcheck GASNETT_USED = &gasnett__linkcheck_THREAD_SAFE;
+#elif defined(GASNETT_THREAD_SINGLE) && !defined(GASNETT_LITE_MODE)
 extern const int gasnett__linkcheck_THREAD_SINGLE;
-static const int *const gasnett__linkcheck __attribute__((__used__)) =
-    &gasnett__linkcheck_THREAD_SINGLE;
+static const int *const gasnett__linkcheck GASNETT_USED = &gasnett__linkcheck_THREAD_SINGLE;
 #endif
 #endif
 
-/* ---- C. tracing and statistics: not collected here; no-op expressions -- */
-static inline void gasnett__trace_printf(const char *fmt, ...) { (void)fmt; }
+/* ---- C. tracing and statistics -------------------------------------------
+ * This library has no trace or stats builds: as the spec says of such a
+ * build, the macros compile to nothing (arguments still evaluated once, so
+ * side effects happen) or to constants saying "not enabled". Each is an
+ * expression, usable as a statement. The printf forms check their format. */
+GASNETT_FORMAT_PRINTF(gasnett__trace_printf, 1, 2,
+static inline void gasnett__trace_printf(const char *fmt, ...)) { (void)fmt; }
 #define GASNETT_TRACE_ENABLED 0
 #define GASNETT_STATS_ENABLED 0
-#define GASNETT_TRACE_SETSOURCELINE(file, line) ((void)0)
+#define GASNETT_TRACE_SETSOURCELINE(file, line) GASNETT_UNUSED_ARGS2(file, line)
 #define GASNETT_TRACE_GETSOURCELINE(pfile, pline) \
   ((void)(*(pfile) = NULL), (void)(*(pline) = 0))
 #define GASNETT_TRACE_FREEZESOURCELINE() ((void)0)
@@ -176,6 +397,8 @@ static inline void gasnett__trace_printf(const char *fmt, ...) { (void)fmt; }
 #define GASNETT_TRACE_PRINTF gasnett__trace_printf
 #define GASNETT_TRACE_PRINTF_FORCE gasnett__trace_printf
 #define GASNETT_STATS_PRINTF gasnett__trace_printf
+#define GASNETT_STATS_PRINTF_FORCE gasnett__trace_printf
+#define GASNETT_STATS_DUMP(reset) ((void)(reset))
 #define GASNETT_TRACE_GETMASK() ""
 #define GASNETT_TRACE_SETMASK(mask) ((void)(mask))
 #define GASNETT_STATS_GETMASK() ""
@@ -188,13 +411,24 @@ typedef uint64_t gasnett_tick_t;
 #define GASNETT_TICK_MIN ((gasnett_tick_t)0)
 #define GASNETT_TICK_MAX ((gasnett_tick_t)UINT64_MAX)
 
+#if defined(GASNETT_LITE_MODE)
+/* Lite clients link nothing: the same clock, read here. */
+static inline gasnett_tick_t gasnett_ticks_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (gasnett_tick_t)ts.tv_sec * 1000000000u + (gasnett_tick_t)ts.tv_nsec;
+}
+#else
 extern gasnett_tick_t gasnett_ticks_now(void);
+#endif
 /* Floor division, so to_us(A) - to_us(B) is within 1 of to_us(A - B). */
 static inline uint64_t gasnett_ticks_to_ns(gasnett_tick_t t) { return t; }
 static inline uint64_t gasnett_ticks_to_us(gasnett_tick_t t) { return t / 1000; }
+#if !defined(GASNETT_LITE_MODE)
 extern double gasnett_tick_granularityus(void); /* measured at first call */
 extern double gasnett_tick_overheadus(void);    /* measured at first call */
 extern uint64_t gasnett_gettimeofday_us(void);  /* wall clock */
+#endif
 
 /* ---- E. atomics and memory barriers -------------------------------------
  * Fence flags may be OR'ed. PRE fences come before the operation, POST
@@ -220,15 +454,22 @@ extern uint64_t gasnett_gettimeofday_us(void);  /* wall clock */
 #define gasnett_local_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define gasnett_local_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define gasnett_local_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-/* The weak barriers order memory only among threads: none in SINGLE. */
-#if defined(GASNETT_THREAD_SAFE)
+/* The weak barriers may compile away only in a build without threads.
+ * None is: a THREAD_SINGLE client (or a SEQ GASNet client) may still start
+ * threads of its own that share memory, and libc always lets it, so they
+ * are the local barriers in every mode (on x86-64 the weak wmb/rmb cost
+ * nothing at run time: they only stop the compiler reordering). */
 #define gasnett_weak_mb() gasnett_local_mb()
 #define gasnett_weak_wmb() gasnett_local_wmb()
 #define gasnett_weak_rmb() gasnett_local_rmb()
+
+/* In spin loops: the CPU's pause/yield hint, and a compiler fence. */
+#if defined(__x86_64__) || defined(__i386__)
+#define gasnett_spinloop_hint() __asm__ __volatile__("pause" ::: "memory")
+#elif defined(__aarch64__) || defined(__arm__)
+#define gasnett_spinloop_hint() __asm__ __volatile__("yield" ::: "memory")
 #else
-#define gasnett_weak_mb() ((void)0)
-#define gasnett_weak_wmb() ((void)0)
-#define gasnett_weak_rmb() ((void)0)
+#define gasnett_spinloop_hint() gasnett_compiler_fence()
 #endif
 
 static inline void gasnett__fence_pre(int flags) {
@@ -256,7 +497,7 @@ static inline void gasnett__fence_post(int flags, int result) {
 #define GASNETT__ATOMIC_TYPE(P, T, ALIGN)                                    \
   typedef struct {                                                          \
     volatile T gasnett__ctr;                                                \
-  } __attribute__((__may_alias__, __aligned__(ALIGN))) P##_t;
+  } GASNETT__MAY_ALIAS __attribute__((__aligned__(ALIGN))) P##_t;
 #define GASNETT__ATOMIC_RMW(P, T, NAME, EXPR)                                \
   static inline T P##_##NAME(P##_t *p, T v, int flags) {                     \
     gasnett__fence_pre(flags);                                               \
@@ -331,6 +572,15 @@ GASNETT__ATOMIC_OPS(gasnett_strongatomic64, uint64_t)
 #define GASNETT_HAVE_ATOMIC_ADD_SUB 1
 #define GASNETT_HAVE_STRONGATOMIC_CAS 1
 #define GASNETT_HAVE_STRONGATOMIC_ADD_SUB 1
+/* Lock-free (hence signal-safe) wherever the compiler says so; where it
+ * would take a lock in libatomic, the spec's flag says it. */
+#if defined(__GCC_ATOMIC_INT_LOCK_FREE) && __GCC_ATOMIC_INT_LOCK_FREE != 2
+#define GASNETT_STRONGATOMIC_NOT_SIGNALSAFE 1
+#define GASNETT_STRONGATOMIC32_NOT_SIGNALSAFE 1
+#endif
+#if defined(__GCC_ATOMIC_LLONG_LOCK_FREE) && __GCC_ATOMIC_LLONG_LOCK_FREE != 2
+#define GASNETT_STRONGATOMIC64_NOT_SIGNALSAFE 1
+#endif
 
 /* ---- F. mutex, condition variable, rwlock: pthreads in both modes ------- */
 typedef pthread_mutex_t gasnett_mutex_t;
@@ -341,6 +591,17 @@ static inline int gasnett_mutex_lock(gasnett_mutex_t *m) { return pthread_mutex_
 /* 0 when the lock was taken, EBUSY when another holder has it. */
 static inline int gasnett_mutex_trylock(gasnett_mutex_t *m) { return pthread_mutex_trylock(m); }
 static inline int gasnett_mutex_unlock(gasnett_mutex_t *m) { return pthread_mutex_unlock(m); }
+/* The error, if any, is returned and nothing else is done about it. */
+static inline int gasnett_mutex_destroy_ignoreerr(gasnett_mutex_t *m) {
+  return pthread_mutex_destroy(m);
+}
+/* The spec's assertions check only in debug builds; there are none here. */
+#define gasnett_mutex_assertlocked(m) ((void)(m))
+#define gasnett_mutex_assertunlocked(m) ((void)(m))
+#define gasnett_rwlock_assertlocked(l) ((void)(l))
+#define gasnett_rwlock_assertrdlocked(l) ((void)(l))
+#define gasnett_rwlock_assertwrlocked(l) ((void)(l))
+#define gasnett_rwlock_assertunlocked(l) ((void)(l))
 
 typedef pthread_cond_t gasnett_cond_t;
 #define GASNETT_COND_INITIALIZER PTHREAD_COND_INITIALIZER
@@ -386,6 +647,8 @@ static inline int gasnett_rwlock_unlock(gasnett_rwlock_t *l) { return pthread_mu
 #define gasnett_threadkey_get_noinit(key) gasnett_threadkey_get(key)
 #define gasnett_threadkey_set_noinit(key, val) gasnett_threadkey_set(key, val)
 
+/* Everything below lives in the library: not part of the lite subset. */
+#if !defined(GASNETT_LITE_MODE)
 /* ---- H. environment ------------------------------------------------------
  * Readers see the job's environment once the core has started (before, and
  * in tools-only programs, this process's). Malformed values are fatal
@@ -404,24 +667,50 @@ extern int gasnett_verboseenv(void);
 extern int64_t gasnett_parse_int(const char *str, uint64_t memmul);
 /* Inverse of gasnett_parse_int (ismem: with the largest exact suffix). */
 extern char *gasnett_format_number(int64_t val, char *buf, size_t bufsz, int ismem);
+/* Report a setting as the *_withdefault readers do, iff gasnett_verboseenv():
+ * "ENV parameter: KEY = VAL   (default)" or "...   (set)"; once per key. */
+extern void gasnett_envint_display(const char *key, int64_t val, int is_dflt, int is_mem_size);
+extern void gasnett_envstr_display(const char *key, const char *val, int is_dflt);
+extern void gasnett_envdbl_display(const char *key, double val, int is_dflt);
 
 /* ---- I. system helpers ---------------------------------------------------- */
 typedef void (*gasnett_sighandlerfn_t)(int);
 extern int gasnett_sched_yield(void);
-extern void gasnett_nsleep(uint64_t ns);
+/* 0 after at least ns nanoseconds (a signal does not cut it short). */
+extern int gasnett_nsleep(uint64_t ns);
 GASNETT_NORETURN extern void gasnett_killmyprocess(int exitcode);
 extern int gasnett_cpu_count(void);
 extern uint64_t gasnett_getPhysMemSz(int failureIsFatal);
+/* Non-zero when every limit asked for is at its maximum; a limit whose
+ * GASNET_MAXIMIZE_<desc> is "no" is left as it is (and counts as done). */
 extern int gasnett_maximize_rlimits(void);
+extern int gasnett_maximize_rlimit(int res, const char *lim_desc);
 #define GASNETT_SET_AFFINITY_SUPPORT 1
-extern void gasnett_set_affinity(int rank);
+/* 0 when the calling thread now runs on the (rank % n)-th allowed CPU. */
+extern int gasnett_set_affinity(int rank);
 extern const char *gasnett_gethostname(void);
+/* The running executable's full path (/proc/self/exe), "" if unknown. */
+extern const char *gasnett_exe_name(void);
 extern const char *gasnett_performance_warning_str(void);
 extern const char *gasnett_release_version_str(void);
+/* MAJOR * 1000000 + MINOR * 10000 + PATCH of the library's release. */
+extern uint64_t gasnett_release_version(void);
 extern gasnett_sighandlerfn_t gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fn);
-GASNETT_NORETURN GASNETT_FORMAT_PRINTF(gasnett_fatalerror, 1, 2,
-    extern void gasnett_fatalerror(const char *msg, ...));
+/* "*** FATAL ERROR: msg", then a line "    at FILE:LINE in FUNCTION()" for
+ * gasnett_fatalerror (a macro, for the call site), then backtrace and
+ * freeze as configured, then abort(). */
+GASNETT_NORETURN GASNETT_FORMAT_PRINTF(gasnett_fatalerror_nopos, 1, 2,
+    extern void gasnett_fatalerror_nopos(const char *msg, ...));
+GASNETT_NORETURN GASNETT_FORMAT_PRINTF(gasnett__fatalerror_at, 4, 5,
+    extern void gasnett__fatalerror_at(const char *fn, const char *file, int line,
+                                       const char *msg, ...));
+#define gasnett_fatalerror(...) \
+  gasnett__fatalerror_at(GASNETT_CURRENT_FUNCTION, __FILE__, __LINE__, __VA_ARGS__)
+/* "FUNCTION() at FILE:LINE" in memory from malloc (the caller frees it). */
+extern char *gasnett__current_loc(const char *fn, const char *file, int line);
+#define gasnett_current_loc gasnett__current_loc(GASNETT_CURRENT_FUNCTION, __FILE__, __LINE__)
 extern void gasnett_flush_streams(void);
+extern void gasnett_close_streams(void);
 extern void *gasnett_mmap(uintptr_t size); /* anonymous; fatal error on failure */
 static inline int gasnett_isLittleEndian(void) {
   return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
@@ -454,16 +743,30 @@ extern char *gasnett_format_addrlist(char *buf, size_t count, void *const *list,
 extern size_t gasnett_format_memveclist_bufsz(size_t count);
 /* list: count {void *addr; size_t len} pairs (gasnett_memvec_t, gasnet_memvec_t) */
 extern char *gasnett_format_memveclist(char *buf, size_t count, const void *list);
+/* A strided put/get as GASNet-EX VIS describes it (gex_VIS_Strided*):
+ * team and rank of the peer (a gex_TM_t and a gex_Rank_t; NULL and any
+ * rank in a tools-only program), elemsz, count[stridelevels] and the byte
+ * strides (ptrdiff_t) of each side. stats is not used (pass NULL). */
+struct gasnetc_team;
 extern size_t gasnett_format_putsgets_bufsz(size_t stridelevels);
-extern char *gasnett_format_putsgets(char *buf, void *dstaddr, const size_t dststrides[],
-                                     void *srcaddr, const size_t srcstrides[],
+extern char *gasnett_format_putsgets(char *buf, void *stats, struct gasnetc_team *tm,
+                                     uint32_t rank, void *dstaddr, const ptrdiff_t dststrides[],
+                                     void *srcaddr, const ptrdiff_t srcstrides[], size_t elemsz,
                                      const size_t count[], size_t stridelevels);
+/* GASNet-EX's gex_DT_t, gex_OP_t and gex_TI_t masks as text, e.g.
+ * "GEX_DT_I32|GEX_DT_DBL" (unknown bits in hex, 0 as "0"). With buf NULL
+ * they only return the size needed; either way the result counts the NUL. */
+extern size_t gasnett_format_dt(char *buf, uint32_t dt);
+extern size_t gasnett_format_op(char *buf, uint32_t op);
+extern size_t gasnett_format_ti(char *buf, uint32_t ti);
 
 /* Self-test of the tools (docs/tools.md): 0, or the number of failures.
- * testsections: letters of the sections to run, NULL or "" for all;
- * seginfo is accepted for GASNet compatibility and not used. */
+ * testsections: letters of the sections to run, NULL or "" for all; seed
+ * seeds the values tried. The team, segments and peer (a gex_TM_t, a
+ * gex_Rank_t) are not used: the tests are local and communicate nothing. */
 extern int gasnett_run_diagnostics(int iters, int threadcnt, const char *testsections,
-                                   const void *seginfo);
+                                   struct gasnetc_team *myteam, void *myseg, uint32_t peer,
+                                   void *peerseg, uint64_t seed);
 
 /* ---- J. backtrace --------------------------------------------------------
  * A client may define gasnett_backtrace_user (the library's is weak); its
@@ -477,8 +780,17 @@ typedef struct {
 extern gasnett_backtrace_type_t gasnett_backtrace_user;
 extern void gasnett_backtrace_init(const char *exename);
 extern int gasnett_print_backtrace(int fd);
+/* Called on every fatal error and signal: prints a backtrace iff
+ * GASNET_BACKTRACE is on. A client may point it at its own function. */
+extern int (*gasnett_print_backtrace_ifenabled)(int fd);
 /* Cleared from a debugger to let a frozen process go on. */
 extern volatile int gasnett_frozen;
+/* Freeze now: *flag = 1, say how to continue (set flagsymname to 0 from a
+ * debugger), wait until it is 0. */
+extern void gasnett_freezeForDebuggerNow(volatile int *flag, const char *flagsymname);
+/* The same on gasnett_frozen, iff GASNET_FREEZE_ON_ERROR is on. */
+extern void gasnett_freezeForDebuggerErr(void);
+#endif /* !GASNETT_LITE_MODE */
 
 GASNETT_END_EXTERNC
 #endif /* GASNET_TOOLS_H */

@@ -64,8 +64,9 @@ static void gasnett__write_rank_prefix(void) {
   gasnett__write_str(2, "] ");
 }
 
-/* Waits until a debugger clears gasnett_frozen (or the process is killed). */
-static void gasnett__freeze(void) {
+/* Waits until a debugger clears *flag (or the process is killed); the
+ * message names flagsym, the variable to clear. Async-signal-safe. */
+static void gasnett__freeze_on(volatile int *flag, const char *flagsym) {
   char pid[24];
   gasnett__utoa((uint64_t)getpid(), pid);
   gasnett__write_rank_prefix();
@@ -75,9 +76,11 @@ static void gasnett__freeze(void) {
   gasnett__write_str(2, gasnett__diag.host);
   gasnett__write_str(2, " is frozen for a debugger: attach with gdb -p ");
   gasnett__write_str(2, pid);
-  gasnett__write_str(2, ", then 'set var gasnett_frozen=0' and 'continue'\n");
-  gasnett_frozen = 1;
-  while (gasnett_frozen) {
+  gasnett__write_str(2, ", then 'set var ");
+  gasnett__write_str(2, flagsym);
+  gasnett__write_str(2, "=0' and 'continue'\n");
+  *flag = 1;
+  while (*flag) {
     struct timespec ts = {0, 100 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
@@ -93,9 +96,28 @@ static void gasnett__diag_read(void) {
   gasnett__diag.host = gasnett_gethostname();
 }
 
+static void gasnett__freeze(void) { gasnett__freeze_on(&gasnett_frozen, "gasnett_frozen"); }
+
+void gasnett_freezeForDebuggerNow(volatile int *flag, const char *flagsymname) {
+  if (!gasnett__diag.read) gasnett__diag.host = gasnett_gethostname();
+  gasnett__freeze_on(flag, flagsymname);
+}
+
+void gasnett_freezeForDebuggerErr(void) {
+  if (!gasnett__diag.read) gasnett__diag_read();
+  if (gasnett__diag.freeze) gasnett__freeze();
+}
+
+/* The default gasnett_print_backtrace_ifenabled. */
+static int gasnett__print_backtrace_ifenabled(int fd) {
+  if (!gasnett__diag.read) gasnett__diag_read();
+  return gasnett__diag.backtrace ? gasnett_print_backtrace(fd) : 1;
+}
+int (*gasnett_print_backtrace_ifenabled)(int fd) = gasnett__print_backtrace_ifenabled;
+
 void gasnett__fatal_diag(void) {
   if (!gasnett__diag.read) gasnett__diag_read();
-  if (gasnett__diag.backtrace) gasnett_print_backtrace(2);
+  gasnett_print_backtrace_ifenabled(2);
   if (gasnett__diag.freeze) gasnett__freeze();
 }
 
@@ -115,7 +137,7 @@ static void gasnett__crash_handler(int sig) {
   gasnett__write_str(2, " on host ");
   gasnett__write_str(2, gasnett__diag.host);
   gasnett__write_str(2, "\n");
-  if (gasnett__diag.backtrace) gasnett_print_backtrace(2);
+  gasnett_print_backtrace_ifenabled(2);
   if (gasnett__diag.freeze) gasnett__freeze();
   raise(sig);
 }
@@ -140,17 +162,30 @@ void gasnett__diag_init(void) {
   if (gasnett__diag.backtrace || gasnett__diag.freeze) gasnett__catch_fatal_signals();
 }
 
-void gasnett_fatalerror(const char *msg, ...) {
+/* The message, then where (if known), then the diagnostics, then abort(). */
+GASNETT_NORETURN
+static void gasnett__fatal_v(const char *fn, const char *file, int line, const char *msg,
+                             va_list ap) {
   char text[1024];
-  va_list ap;
-  va_start(ap, msg);
   vsnprintf(text, sizeof text, msg, ap);
-  va_end(ap);
   fflush(stdout);
   gasnett__write_rank_prefix();
   fprintf(stderr, "*** FATAL ERROR: %s\n", text);
+  if (file) fprintf(stderr, "    at %s:%d in %s()\n", file, line, fn);
   fflush(stderr);
   gasnett__fatal_diag();
   signal(SIGABRT, SIG_DFL); /* abort() is the end: no second report */
   abort();
+}
+
+void gasnett__fatalerror_at(const char *fn, const char *file, int line, const char *msg, ...) {
+  va_list ap;
+  va_start(ap, msg);
+  gasnett__fatal_v(fn, file, line, msg, ap);
+}
+
+void gasnett_fatalerror_nopos(const char *msg, ...) {
+  va_list ap;
+  va_start(ap, msg);
+  gasnett__fatal_v(NULL, NULL, 0, msg, ap);
 }

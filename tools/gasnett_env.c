@@ -103,6 +103,26 @@ void gasnett__envreport(const char *name, const char *value, const char *dflt) {
     fprintf(stderr, "ENV parameter: %s = %s   (not set; default %s)\n", name, dflt, dflt);
 }
 
+/* One line per key, as gasnett__envreport; "(default)" when the value is
+ * the default, "(set)" when it came from the environment. */
+void gasnett_envstr_display(const char *key, const char *val, int is_dflt) {
+  if (!gasnett_verboseenv() || !gasnett__set_add(&gasnett__reported, key)) return;
+  fprintf(stderr, "ENV parameter: %s = %s   (%s)\n", key, val ? val : "(null)",
+          is_dflt ? "default" : "set");
+}
+
+void gasnett_envint_display(const char *key, int64_t val, int is_dflt, int is_mem_size) {
+  char text[64];
+  gasnett_format_number(val, text, sizeof text, is_mem_size);
+  gasnett_envstr_display(key, text, is_dflt);
+}
+
+void gasnett_envdbl_display(const char *key, double val, int is_dflt) {
+  char text[64];
+  snprintf(text, sizeof text, "%g", val);
+  gasnett_envstr_display(key, text, is_dflt);
+}
+
 const char *gasnett_getenv_withdefault(const char *name, const char *dflt) {
   const char *v = gasnett_getenv(name);
   gasnett__envreport(name, v, dflt);

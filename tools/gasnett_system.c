@@ -21,10 +21,14 @@ const int gasnett__linkcheck_THREAD_SINGLE = 1;
 
 int gasnett_sched_yield(void) { return sched_yield(); }
 
-void gasnett_nsleep(uint64_t ns) {
+/* The spec lets a signal end the sleep early; sleeping the rest is kinder
+ * to callers that assume the full delay. */
+int gasnett_nsleep(uint64_t ns) {
   struct timespec left = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-  while (nanosleep(&left, &left) != 0 && errno == EINTR) {
-  }
+  if (ns == 0) return 0;
+  while (nanosleep(&left, &left) != 0)
+    if (errno != EINTR) return -1;
+  return 0;
 }
 
 /* _exit: every thread ends now, no atexit handler runs, nothing is flushed. */
@@ -43,8 +47,23 @@ uint64_t gasnett_getPhysMemSz(int failureIsFatal) {
   return 0;
 }
 
-/* Soft limit up to the hard one for each resource a large job may hit
- * (not RLIMIT_CORE: crashing tests must not leave core files). */
+/* Soft limit up to the hard one, unless GASNET_MAXIMIZE_<lim_desc> says no. */
+int gasnett_maximize_rlimit(int res, const char *lim_desc) {
+  char var[96];
+  snprintf(var, sizeof var, "GASNET_MAXIMIZE_%s", lim_desc);
+  if (!gasnett_getenv_yesno_withdefault(var, 1)) return 1;
+  struct rlimit rl;
+  if (getrlimit(res, &rl) != 0) return 0;
+  if (rl.rlim_cur == rl.rlim_max) return 1;
+  rl.rlim_cur = rl.rlim_max;
+  if (setrlimit(res, &rl) == 0) return 1;
+  if (gasnett_verboseenv())
+    fprintf(stderr, "gasnett_maximize_rlimit: cannot raise %s: %s\n", lim_desc, strerror(errno));
+  return 0;
+}
+
+/* Each resource a large job may hit (not RLIMIT_CORE: crashing tests must
+ * not leave core files, nor the file-system limits the spec excludes). */
 int gasnett_maximize_rlimits(void) {
   static const struct {
     int res;
@@ -56,25 +75,16 @@ int gasnett_maximize_rlimits(void) {
       {RLIMIT_NOFILE, "RLIMIT_NOFILE"},   {RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK"},
   };
   int ok = 1;
-  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
-    struct rlimit rl;
-    if (getrlimit(limits[i].res, &rl) != 0 || rl.rlim_cur == rl.rlim_max) continue;
-    rl.rlim_cur = rl.rlim_max;
-    if (setrlimit(limits[i].res, &rl) != 0) {
-      ok = 0;
-      if (gasnett_verboseenv())
-        fprintf(stderr, "gasnett_maximize_rlimits: cannot raise %s: %s\n", limits[i].name,
-                strerror(errno));
-    }
-  }
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+    ok &= gasnett_maximize_rlimit(limits[i].res, limits[i].name) != 0;
   return ok;
 }
 
 /* The calling thread goes on the (rank % n)-th CPU it may run on. */
-void gasnett_set_affinity(int rank) {
+int gasnett_set_affinity(int rank) {
   cpu_set_t allowed, one;
   int n = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
-  if (n <= 0 || rank < 0) return;
+  if (n <= 0 || rank < 0) return -1;
   int want = rank % n;
   CPU_ZERO(&one);
   for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
@@ -83,8 +93,10 @@ void gasnett_set_affinity(int rank) {
       break;
     }
   }
-  if (sched_setaffinity(0, sizeof one, &one) != 0 && gasnett_verboseenv())
+  if (sched_setaffinity(0, sizeof one, &one) == 0) return 0;
+  if (gasnett_verboseenv())
     fprintf(stderr, "gasnett_set_affinity(%d): %s\n", rank, strerror(errno));
+  return -1;
 }
 
 static char gasnett__hostname[256];
@@ -104,6 +116,31 @@ const char *gasnett_performance_warning_str(void) { return ""; }
 
 const char *gasnett_release_version_str(void) { return GASNETT__RELEASE_STRING; }
 
+uint64_t gasnett_release_version(void) {
+  return (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 1000000u +
+         (uint64_t)GASNETT_RELEASE_VERSION_MINOR * 10000u + GASNETT_RELEASE_VERSION_PATCH;
+}
+
+static char gasnett__exe[4096];
+static void gasnett__read_exe(void) {
+  ssize_t n = readlink("/proc/self/exe", gasnett__exe, sizeof gasnett__exe - 1);
+  gasnett__exe[n > 0 ? n : 0] = '\0';
+}
+
+const char *gasnett_exe_name(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, gasnett__read_exe);
+  return gasnett__exe;
+}
+
+char *gasnett__current_loc(const char *fn, const char *file, int line) {
+  size_t n = strlen(fn) + strlen(file) + 32;
+  char *s = (char *)malloc(n);
+  if (!s) gasnett_fatalerror("gasnett_current_loc: out of memory (%zu bytes)", n);
+  snprintf(s, n, "%s() at %s:%d", fn, file, line);
+  return s;
+}
+
 gasnett_sighandlerfn_t gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fn) {
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
@@ -119,6 +156,14 @@ void gasnett_flush_streams(void) {
   fflush(stdout);
   fflush(stderr);
   fflush(NULL);
+}
+
+/* Errors are ignored, as the spec says (a stream may be closed already). */
+void gasnett_close_streams(void) {
+  gasnett_flush_streams();
+  fclose(stdin);
+  fclose(stdout);
+  fclose(stderr);
 }
 
 void *gasnett_mmap(uintptr_t size) {

@@ -47,9 +47,10 @@ expect "4. rank prefix: '[rank 3] *** Caught SIGSEGV'" \
   "$(grep -q '^\[rank 3\] \*\*\* Caught SIGSEGV in process' "$tmp/rank.out"; echo $?)"
 
 run fatal GASNET_BACKTRACE=1 GASNET_BACKTRACE_TYPE=EXECINFO -- fatal
-expect "5. fatalerror: exit $rc (want 134 = SIGABRT), '*** FATAL ERROR: t_crash fatal 1', frames from gasnett_fatalerror, one report" \
+expect "5. fatalerror: exit $rc (want 134 = SIGABRT), '*** FATAL ERROR: t_crash fatal 1', '    at FILE:LINE in main()', frames from the fatal path (gasnett__fatal_diag), one report" \
   "$([ $rc = 134 ] && grep -q '^\*\*\* FATAL ERROR: t_crash fatal 1$' "$tmp/fatal.out" &&
-     grep -q '(gasnett_fatalerror+' "$tmp/fatal.out" && ! grep -q 'Caught' "$tmp/fatal.out"; echo $?)"
+     grep -q '^    at .*t_crash.c:[0-9]* in main()$' "$tmp/fatal.out" &&
+     grep -q '(gasnett__fatal_diag+' "$tmp/fatal.out" && ! grep -q 'Caught' "$tmp/fatal.out"; echo $?)"
 
 # start_frozen NAME: runs t_crash segv frozen in the background; waits (at
 # most 10 s) for the freeze message; sets $frozen to its pid.

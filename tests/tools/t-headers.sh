@@ -74,7 +74,7 @@ int main() {
   gasnett_format_number(gasnett_parse_int("3MB", 1), buf, sizeof buf, 1);
   std::printf("C++17: counter %llu (want 300000), 3MB -> %s, use_tools %d, diagnostics %d\n",
               (unsigned long long)gasnett_strongatomic64_read(&counter, 0), buf, use_tools(),
-              gasnett_run_diagnostics(100, 2, "TAL", NULL));
+              gasnett_run_diagnostics(100, 2, "TAL", NULL, NULL, 0, NULL, 1));
   return gasnett_strongatomic64_read(&counter, 0) == 300000 ? 0 : 1;
 }
 CPP

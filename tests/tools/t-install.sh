@@ -48,7 +48,7 @@ int main(void) {
 #endif
   gasnett_setenv("APP_SIZE", "2MB");
   long long sz = (long long)gasnett_getenv_int_withdefault("APP_SIZE", 0, 1);
-  int diag = gasnett_run_diagnostics(200, 2, NULL, NULL);
+  int diag = gasnett_run_diagnostics(200, 2, NULL, NULL, NULL, 0, NULL, 0);
   printf("app (%s, release %s): %u increments by %d thread(s), APP_SIZE %lld, diagnostics %d\n",
          GASNETT_CONFIG_STRING, gasnett_release_version_str(),
          (unsigned)gasnett_atomic_read(&hits, 0), threads, sz, diag);

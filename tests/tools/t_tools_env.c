@@ -84,11 +84,12 @@ void t_format(void) {
   char *mb = (char *)malloc(gasnett_format_memveclist_bufsz(2));
   gasnett_format_memveclist(mb, 2, mv);
   T_OK(!strcmp(mb, "2 memvecs, 96 bytes: [{0x1000,64}, {0x2000,32}]"), "memveclist: %s", mb);
-  size_t ds[2] = {256, 4096}, ss[2] = {128, 1024}, cnt[3] = {64, 2, 3};
+  ptrdiff_t ds[2] = {256, 4096}, ss[2] = {128, -1024};
+  size_t cnt[2] = {2, 3};
   char *pb = (char *)malloc(gasnett_format_putsgets_bufsz(2));
-  gasnett_format_putsgets(pb, (void *)0x10000, ds, (void *)0x20000, ss, cnt, 2);
-  T_OK(!strcmp(pb, "dst=0x10000 dststrides=[256, 4096] src=0x20000 srcstrides=[128, 1024] "
-                   "count=[64, 2, 3] (2 stride levels, 384 bytes)"), "putsgets: %s", pb);
+  gasnett_format_putsgets(pb, NULL, NULL, 7, (void *)0x10000, ds, (void *)0x20000, ss, 64, cnt, 2);
+  T_OK(!strcmp(pb, "rank=7 dst=0x10000 dststrides=[256, 4096] src=0x20000 srcstrides=[128, -1024] "
+                   "elemsz=64 count=[2, 3] (2 stride levels, 384 bytes)"), "putsgets: %s", pb);
   free(ab), free(mb), free(pb);
 }
 

@@ -86,11 +86,12 @@ static void t_affinity(void) {
   int want = -1, k = 1 % n;
   for (int cpu = 0; cpu < CPU_SETSIZE && want < 0; cpu++)
     if (CPU_ISSET(cpu, &orig) && k-- == 0) want = cpu;
-  gasnett_set_affinity(1);
+  int rc = gasnett_set_affinity(1);
   sched_getaffinity(0, sizeof now, &now);
-  T_OK(CPU_COUNT(&now) == 1 && CPU_ISSET(want, &now),
-       "set_affinity(1) of %d allowed CPUs: pinned to %d CPU(s), CPU %d set (want CPU %d)", n,
-       CPU_COUNT(&now), want, want);
+  T_OK(rc == 0 && CPU_COUNT(&now) == 1 && CPU_ISSET(want, &now),
+       "set_affinity(1) of %d allowed CPUs = %d (want 0): pinned to %d CPU(s), CPU %d set "
+       "(want CPU %d)", n, rc, CPU_COUNT(&now), want, want);
+  T_OK(gasnett_set_affinity(-1) != 0, "set_affinity(-1) fails (non-zero)");
   sched_setaffinity(0, sizeof orig, &orig);
 }
 
