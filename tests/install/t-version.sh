@@ -76,7 +76,7 @@ for how in "" -DVIA_GASNET_H; do
   done
 done
 
-echo "== 1b. a GASNet-EX release; the spec versions unchanged"
+echo "== 1b. a GASNet-EX release; the spec versions, in the headers and gasnet_config.h"
 cat > "$TMP/exrel.c" <<'C'
 #include <stdio.h>
 #include <gasnet.h>
