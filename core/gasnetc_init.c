@@ -46,6 +46,10 @@ gasnetc_client_t gasnetc_g = { .epfd = -1, .verbose_errors = 1, .name = "GASNET1
 /* Spec 1.8: the configuration string is embedded in the library. */
 const char gasnetc_config_ident[] __attribute__((used)) =
     "$GASNetConfig: (libgasnet-" GASNETC_MODE_STRING ") " GASNET_CONFIG_STRING " $";
+/* The conduit's ident strings (gasnetc_ident.c, in each conduit library):
+ * referred to here so that every static link of a client keeps them. */
+extern const char *const gasnetc_ident_strings[];
+static const void *const gasnetc_ident_keep __attribute__((used)) = gasnetc_ident_strings;
 
 /* How long a node runs on after learning of another node's gasnet_exit
  * (see the top of this file): long enough for a barrier every node has

@@ -4,12 +4,17 @@
 #
 #   make -f client.mk GASNET_PREFIX=/inst CONDUIT=udp MODE=par SRC=dir OUT=dir c|cxx
 #
+# or against a build tree (t-buildtree.sh), naming its fragment:
+#
+#   make -f client.mk MAK=/build/udp-conduit/udp-par.mak CONDUIT=udp MODE=par ...
+#
 #   c    OUT/t_client      from SRC/t_client.c   with GASNET_CC, linked with GASNET_LD
 #   cxx  OUT/t_client_cxx  from SRC/t_client.cpp with GASNET_CXX -std=c++17, linked with it
 #   ex   OUT/t_ex_am, OUT/t_ex_rma from EXSRC/t_ex_*.c (GASNet-EX clients: gasnetex.h), as c
 #
 # The client's own flags (warnings as errors, C++17) come after GASNet's.
-include $(GASNET_PREFIX)/include/$(CONDUIT)-conduit/$(CONDUIT)-$(MODE).mak
+MAK ?= $(GASNET_PREFIX)/include/$(CONDUIT)-conduit/$(CONDUIT)-$(MODE).mak
+include $(MAK)
 
 CLIENT_CFLAGS = -Wall -Wextra -Werror
 CLIENT_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror

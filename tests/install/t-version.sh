@@ -10,7 +10,10 @@
 #     ">= 2026.11.1", ">= 2026.12.0" or ">= 2027.1.0" is a compile error;
 #  1b. the release is a GASNet-EX one (YEAR.MONTH.PATCH: MAJOR >= 2000, MINOR
 #     a month) in gasnet.h, gasnetex.h and gasnet_tools.h alike, while the
-#     spec versions stay GASNET_SPEC 1.8, GEX_SPEC 0.17, GASNETT_SPEC 1.20;
+#     spec versions are GASNET_SPEC 1.8, GEX_SPEC 0.19, GASNETT_SPEC 1.20,
+#     and gasnet_config.h's GASNETI_SPEC_VERSION_*, GASNETI_EX_SPEC_VERSION_*
+#     and GASNETI_TOOLS_SPEC_VERSION_* (what configure scripts grep for)
+#     say the same;
 #  2. pkg-config: --modversion is 2026.11.0 for every mode,
 #     --atleast-version=1.18.0 and =2026.11.0 succeed, =2026.12.0 fails;
 #  3. the installed gasnetrun_$CONDUIT --version (and -V) prints
@@ -73,7 +76,7 @@ for how in "" -DVIA_GASNET_H; do
   done
 done
 
-echo "== 1b. a GASNet-EX release; the spec versions unchanged"
+echo "== 1b. a GASNet-EX release; the spec versions, in the headers and gasnet_config.h"
 cat > "$TMP/exrel.c" <<'C'
 #include <stdio.h>
 #include <gasnet.h>
@@ -84,6 +87,14 @@ cat > "$TMP/exrel.c" <<'C'
 #endif
 #if GASNET_RELEASE_VERSION_MINOR < 1 || GASNET_RELEASE_VERSION_MINOR > 12
 #error "GASNET_RELEASE_VERSION_MINOR is not a month"
+#endif
+#if GASNETI_EX_SPEC_VERSION_MAJOR != GEX_SPEC_VERSION_MAJOR || \
+    GASNETI_EX_SPEC_VERSION_MINOR != GEX_SPEC_VERSION_MINOR || \
+    GASNETI_SPEC_VERSION_MAJOR != GASNET_SPEC_VERSION_MAJOR || \
+    GASNETI_SPEC_VERSION_MINOR != GASNET_SPEC_VERSION_MINOR || \
+    GASNETI_TOOLS_SPEC_VERSION_MAJOR != GASNETT_SPEC_VERSION_MAJOR || \
+    GASNETI_TOOLS_SPEC_VERSION_MINOR != GASNETT_SPEC_VERSION_MINOR
+#error "gasnet_config.h's GASNETI_*SPEC_VERSION_* differ from the headers' spec versions"
 #endif
 #if GASNETT_RELEASE_VERSION_MAJOR != GASNET_RELEASE_VERSION_MAJOR || \
     GASNETT_RELEASE_VERSION_MINOR != GASNET_RELEASE_VERSION_MINOR || \
@@ -102,7 +113,7 @@ int main(void) {
   return 0;
 }
 C
-want="release $VERSION tools $VERSION core ${VERSION%.*}; specs GASNET 1.8 GEX 0.17 GASNETT 1.20"
+want="release $VERSION tools $VERSION core ${VERSION%.*}; specs GASNET 1.8 GEX 0.19 GASNETT 1.20"
 if got=$($CC -I"$inc" -I"$inc/$CONDUIT-conduit" -DGASNET_SEQ "$TMP/exrel.c" -o "$TMP/exrel" 2>"$TMP/exrel.err" && "$TMP/exrel") &&
    [ "$got" = "$want" ]; then echo "ok: $got"
 else echo "FAIL: got '${got:-}', want '$want'"; cat "$TMP/exrel.err"; fails=$((fails + 1)); fi
