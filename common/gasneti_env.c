@@ -81,7 +81,7 @@ static int gasneti_limit_size(const char *s, size_t len, uint64_t physmem, uint6
   char buf[64];
   double v, b;
   uint64_t unit;
-  if (len == 0 || len >= sizeof buf) { *why = "not a size"; return -1; }
+  if (len == 0 || len >= sizeof buf) { *why = "not a size (e.g. 256MB, 4G, 0.5, 0.85/H, 128MB/P)"; return -1; }
   memcpy(buf, s, len);
   buf[len] = 0;
   /* digits first (no sign, space, "inf" or "nan"), and no hexadecimal */
