@@ -1,6 +1,6 @@
 #!/bin/bash
-# t-segsize.sh - GASNET_MAX_SEGSIZE in Berkeley's forms (docs/api.md,
-# "Segment size"), read by a job of 4 ranks on this host, each limit
+# t-segsize.sh - GASNET_MAX_SEGSIZE in Berkeley's forms (docs/api.md, its
+# row in the core table), read by a job of 4 ranks on this host, each limit
 # compared to the exact byte count (P = physical memory, pages of 4096):
 #   128MB/P, 128MB, 64M, 2GiB/p   per process: 134217728, 134217728,
 #                                 67108864, 2147483648
