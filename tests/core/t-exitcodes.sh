@@ -1,4 +1,6 @@
 #!/bin/bash
+# conduits: udp tcp
+# timeout: 300
 # t-exitcodes.sh - the job's exit code is the code a rank gave gasnet_exit
 # (or returned from main), in every way a job ends (t_launch.c, "exit S":
 # the scenarios of Berkeley's testexit that a launcher decides), at 2 and 4
@@ -11,8 +13,6 @@
 # and (first variant only, it is the launcher's) issue 45: 4 ranks that all
 # call gasnet_exit(18) before gasnet_init (a failed gex_Client_Init), or
 # right after it, 20 times each: exit 18 every time, each within 10 s.
-# conduits: udp tcp
-# timeout: 300
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/hang.sh"

@@ -1,4 +1,7 @@
 #!/bin/bash
+# conduits: udp tcp
+# bypass: on
+# timeout: 120
 # t-launch.sh - starting a job without gasnetrun's own command line
 # (docs/launcher.md, "A program started by itself" and "amudprun"):
 #   ./t_launch 4 argv 4 A 'B c'   no launcher, a number first: 4 ranks, each
@@ -13,9 +16,6 @@
 #   GASNET_SPAWNFN=S, no hosts    gasnetrun's own error              -> 2
 #   amudprun -np 4 [-spawn L -depth 8 -v] t_launch argv 4 A 'B c'    -> 0
 #   amudprun -np 2 -bogus / -spawn X / no -np: one line each         -> 2
-# conduits: udp tcp
-# bypass: on
-# timeout: 120
 set -u
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/lib/hang.sh"

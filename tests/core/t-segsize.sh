@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 120
 # t-segsize.sh - GASNET_MAX_SEGSIZE in Berkeley's forms (docs/api.md, its
 # row in the core table), read by a job of 4 ranks on this host, each limit
 # compared to the exact byte count (P = physical memory, pages of 4096):
@@ -10,7 +11,6 @@
 #   1048576, 100000               bytes: 1048576, 98304 (a page down)
 #   abc, 1.5, 5/X, /H, -1, 0x100, 12QB   one line "GASNET_MAX_SEGSIZE='V': why",
 #                                 a non-zero exit
-# timeout: 120
 set -u
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
