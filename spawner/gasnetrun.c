@@ -360,6 +360,12 @@ static void launch_mode(launch_args_t *a, spawn_opts_t *o)
   if (mode == 'C' && !o->cspawn_cmd) die2("GASNET_SPAWNFN=C needs GASNET_CSPAWN_CMD");
   if (mode == 'S' && a->nhosts == 0) die2("ssh spawn needs hosts (-H, --hostfile, GASNET_SSH_SERVERS or GASNET_SSH_NODEFILE)");
   if (mode == 'L') a->nhosts = a->nhosts > 1 ? 1 : a->nhosts;
+  /* Berkeley's %M: GASNET_CSPAWN_SERVERS, the first N of them */
+  if (mode == 'C' && !a->have_h && !a->hostfile && o->cspawn_servers) {
+    a->nhosts = 0;
+    add_hosts(&a->hosts, &a->nhosts, o->cspawn_servers);
+    if (a->nhosts > a->n) a->nhosts = a->n;
+  }
   a->mode = mode;
 }
 

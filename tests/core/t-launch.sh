@@ -13,6 +13,7 @@
 #   GASNET_LAUNCHER=/nonexistent  no gasnetrun to start: one line    -> not 0
 #   GASNET_SPAWNFN=C GASNET_CSPAWN_CMD=...  ./t_launch 3 ...: the custom
 #                                 spawner starts the ranks           -> 0
+#   GASNET_CSPAWN_SERVERS="h1 h2 h3 h4", 3 ranks: %M is h1,h2,h3      -> 0
 #   GASNET_SPAWNFN=S, no hosts    gasnetrun's own error              -> 2
 #   amudprun -np 4 [-spawn L -depth 8 -v] t_launch argv 4 A 'B c'    -> 0
 #   amudprun -np 2 -bogus / -spawn X / no -np: one line each         -> 2
@@ -56,6 +57,10 @@ expect_line "no launcher" "asks for 2 ranks, but no gasnetrun was found (looked 
 # the custom spawner, as Berkeley's udp conduit runs it: %N copies of %C
 GASNET_SPAWNFN=C GASNET_CSPAWN_CMD='for i in $(seq %N); do %C & done; wait' \
   run "GASNET_SPAWNFN=C ./t_launch 3" 0 3 "$BIN/t_launch" 3 argv 3 A 'B c'
+# %M from GASNET_CSPAWN_SERVERS, the first N of them (Berkeley's)
+GASNET_CSPAWN_SERVERS="h1 h2 h3 h4" GASNET_CSPAWN_CMD='echo hosts %M; for i in $(seq %N); do %C & done; wait' \
+  run "GASNET_CSPAWN_SERVERS, ./t_launch 3" 0 3 "$BIN/t_launch" 3 argv 3 A 'B c'
+expect_line "%M of GASNET_CSPAWN_SERVERS" "^hosts h1,h2,h3$"
 GASNET_SPAWNFN=S GASNET_SSH_SERVERS= run "GASNET_SPAWNFN=S without hosts" 2 0 "$BIN/t_launch" 2 argv 2 A 'B c'
 expect_line "GASNET_SPAWNFN=S without hosts" "gasnetrun: ssh spawn needs hosts"
 
