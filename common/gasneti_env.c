@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int gasneti_parse_num(const char *s, double lo, double hi, double *out) {
   char *end;
@@ -70,6 +71,55 @@ int gasneti_parse_bytes(const char *s, uint64_t *out) {
   double bytes = v * (double)(unit ? unit : 1);
   if (!(bytes < 18446744073709551616.0)) return -1; /* 2^64 */
   *out = (uint64_t)bytes;
+  return 0;
+}
+
+/* The size part of a memory limit: bytes with a unit, a bare whole number
+ * of bytes, or a bare number with a decimal point: a fraction of physmem. */
+static int gasneti_limit_size(const char *s, size_t len, uint64_t physmem, uint64_t *bytes,
+                              const char **why) {
+  char buf[64];
+  double v, b;
+  uint64_t unit;
+  if (len == 0 || len >= sizeof buf) { *why = "not a size (e.g. 256MB, 4G, 0.5, 0.85/H, 128MB/P)"; return -1; }
+  memcpy(buf, s, len);
+  buf[len] = 0;
+  /* digits first (no sign, space, "inf" or "nan"), and no hexadecimal */
+  if (!(isdigit((unsigned char)buf[0]) || buf[0] == '.') || strpbrk(buf, "xX")
+      || gasneti_parse_size(buf, &v, &unit) < 0) {
+    *why = "not a size (e.g. 256MB, 4G, 0.5, 0.85/H, 128MB/P)";
+    return -1;
+  }
+  if (!unit && strchr(buf, '.')) { /* a fraction of physical memory */
+    if (v > 1.0) { *why = "a fraction of physical memory is at most 1 (0.5 is half)"; return -1; }
+    b = v * (double)physmem;
+  } else {
+    b = v * (double)(unit ? unit : 1);
+  }
+  if (!(b < 18446744073709551616.0)) { *why = "more bytes than 64 bits hold"; return -1; } /* 2^64 */
+  *bytes = (uint64_t)b;
+  return 0;
+}
+
+int gasneti_parse_memlimit(const char *s, uint64_t physmem, uint64_t *bytes, int *per_host,
+                           const char **why) {
+  const char *slash;
+  int host = 0;
+  if (!s) { *why = "not a size"; return -1; }
+  slash = strchr(s, '/');
+  if (slash) {
+    char c = (char)toupper((unsigned char)slash[1]);
+    if ((c != 'P' && c != 'H') || slash[2]) {
+      *why = "after '/' comes P (per process) or H (per host, shared by its processes)";
+      return -1;
+    }
+    host = c == 'H';
+  }
+  uint64_t b;
+  if (gasneti_limit_size(s, slash ? (size_t)(slash - s) : strlen(s), physmem, &b, why) < 0)
+    return -1;
+  *bytes = b;
+  *per_host = host;
   return 0;
 }
 

@@ -34,6 +34,18 @@ int gasneti_parse_size(const char *s, double *num, uint64_t *unit);
  * bytes; fractions of a byte are dropped); -1 also past UINT64_MAX. */
 int gasneti_parse_bytes(const char *s, uint64_t *out);
 
+/* A memory limit, Berkeley's GASNET_MAX_SEGSIZE grammar: SIZE or SIZE/P or
+ * SIZE/H (P or H in either case). SIZE is a byte size with a unit as
+ * above ("128MB", "4G", "1.5GiB"), a bare whole number of bytes
+ * ("1048576"), or a bare number with a decimal point, at most 1: that
+ * fraction of physmem ("0.5", ".85"). /P (also the meaning without a
+ * suffix) makes it a limit per process, /H a limit for the whole host,
+ * which the caller shares among the host's processes (*per_host = 1).
+ * 0 and *bytes, *per_host set; or -1 and *why saying what is wrong (the
+ * caller names the variable and the value). */
+int gasneti_parse_memlimit(const char *s, uint64_t physmem, uint64_t *bytes, int *per_host,
+                           const char **why);
+
 /* The unit of a size at *s, which is moved past it: K, M, G or T (any case)
  * then an optional B or iB, or a B alone. Its multiplier (1 for a B alone),
  * or 0 and *s unmoved when there is none. For parsers with a grammar of

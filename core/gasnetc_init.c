@@ -59,6 +59,7 @@ static const void *const gasnetc_ident_keep __attribute__((used)) = gasnetc_iden
 
 static volatile sig_atomic_t gasnetc_exit_code;  /* code of the exit in progress */
 static volatile sig_atomic_t gasnetc_quit_raised; /* SIGQUIT raised by us */
+static __thread volatile sig_atomic_t gasnetc_exiting_here; /* this thread runs the exit */
 
 static void gasnetc_exit_now(int code, int notify) __attribute__((noreturn));
 
@@ -81,10 +82,12 @@ static const char *gasnetc_env(const char *name, const char *dflt) {
   return v;
 }
 
+static int gasnetc_seg_per_host; /* GASNET_MAX_SEGSIZE is for the whole host (/H) */
+
 static void gasnetc_read_env(void) {
   const char *v;
   gasnetc_g.max_local_seg = gasnetc_segment_max_from_env(
-      gasnetc_env("GASNET_MAX_SEGSIZE", "half the physical memory"));
+      gasnetc_env("GASNET_MAX_SEGSIZE", "half the physical memory"), &gasnetc_seg_per_host);
   gasnetc_g.spin_ns = (uint64_t)GASNETC_SPIN_USEC_DEFAULT * 1000;
   if ((v = gasnetc_env("GASNET_SPIN_USEC", "100")) && *v) {
     uint64_t us;
@@ -126,6 +129,37 @@ static void gasnetc_sigquit_handler(int sig) {
   _exit(code);
 }
 
+/* SIGINT, SIGTERM (spec 2.1.0.5: GASNet sends SIGQUIT when the job gets
+ * another terminating signal): a client's SIGQUIT handler runs, and ends
+ * the rank with gasnet_exit(code) as it does for a remote exit; without one
+ * (or if it returns) the signal does what it would have done. */
+static void gasnetc_sigterm_handler(int sig) {
+  struct sigaction q;
+  if (__atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE)) return; /* it ends us anyway */
+  if (sigaction(SIGQUIT, NULL, &q) == 0 && (q.sa_flags & SA_SIGINFO ||
+      (q.sa_handler != gasnetc_sigquit_handler && q.sa_handler != SIG_DFL &&
+       q.sa_handler != SIG_IGN)))
+    raise(SIGQUIT);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* Ours only where the signal has its default action: a client's handler,
+ * or an ignored SIGINT (a background job), stays. */
+static void gasnetc_catch_terminators(void) {
+  static const int sigs[] = { SIGINT, SIGTERM };
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction old, sa;
+    if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_flags & SA_SIGINFO ||
+        old.sa_handler != SIG_DFL)
+      continue;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = gasnetc_sigterm_handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+  }
+}
+
 static void gasnetc_on_exit(int status, void *arg) {
   (void)arg;
   if (__atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE)) return;
@@ -135,7 +169,7 @@ static void gasnetc_on_exit(int status, void *arg) {
 /* What each node publishes at init: its maximum segment size, its first
  * address (gasnetc_addr.c) and its host (which nodes share CPUs). */
 typedef struct {
-  uint64_t max_seg;
+  uint64_t max_seg, seg_per_host; /* per_host: max_seg is its host's, to share */
   gasnetc_addr_rec_t addr;
   gasnetc_host_rec_t host;
 } gasnetc_init_rec_t;
@@ -189,6 +223,24 @@ void gasnetc_team_unregister(gasnetc_team_t *tm) {
 
 gasnetc_team_t *gasnetc_team_primordial(void) { return &gasnetc_g.tm0; }
 
+/* Every node's segment limit once the hosts are known: a host-wide one
+ * (GASNET_MAX_SEGSIZE=.../H) is shared equally by the host's nodes. */
+static void gasnetc_seg_limits(const gasnetc_init_rec_t *all) {
+  gasnet_node_t n = gasnetc_g.nodes;
+  unsigned *on_host = calloc(n, sizeof *on_host);
+  if (!on_host) gasnetc_fatal("gasnet_init: out of memory for %u nodes", (unsigned)n);
+  for (gasnet_node_t i = 0; i < n; i++) on_host[gasnetc_g.host_of[i]]++;
+  uintptr_t global = UINTPTR_MAX;
+  for (gasnet_node_t i = 0; i < n; i++) {
+    uintptr_t m = (uintptr_t)all[i].max_seg;
+    if (all[i].seg_per_host) m = gasnetc_segment_max_share(m, on_host[gasnetc_g.host_of[i]]);
+    if (i == gasnetc_g.mynode) gasnetc_g.max_local_seg = m;
+    if (m < global) global = m;
+  }
+  gasnetc_g.max_global_seg = global;
+  free(on_host);
+}
+
 /* ---- gasnet_init (spec 2.1.0.1) ------------------------------------------- */
 
 int gasnet_init(int *argc, char ***argv) {
@@ -222,6 +274,7 @@ int gasnet_init(int *argc, char ***argv) {
   sa.sa_handler = gasnetc_sigquit_handler;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGQUIT, &sa, NULL);
+  gasnetc_catch_terminators();
   on_exit(gasnetc_on_exit, NULL);
 
   /* gasnet_getMaxGlobalSegmentSize is not collective but valid right after
@@ -230,6 +283,7 @@ int gasnet_init(int *argc, char ***argv) {
   gasnetc_init_rec_t mine;
   memset(&mine, 0, sizeof mine);
   mine.max_seg = gasnetc_g.max_local_seg;
+  mine.seg_per_host = (uint64_t)gasnetc_seg_per_host;
   gasnetc_addr_first(gasnetc_g.network, &mine.addr);
   gasnetc_host_rec(&mine.host);
   gasnetc_init_rec_t *all = malloc(sizeof *all * gasnetc_g.nodes);
@@ -239,12 +293,9 @@ int gasnet_init(int *argc, char ***argv) {
                                 "the bootstrap exchange of %u nodes failed",
                                 (unsigned)gasnetc_g.nodes);
   }
-  gasnetc_g.max_global_seg = (uintptr_t)mine.max_seg;
-  for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
-    if (all[i].max_seg < gasnetc_g.max_global_seg)
-      gasnetc_g.max_global_seg = (uintptr_t)all[i].max_seg;
   gasnetc_addr_final(&all[0].addr, &all[0].host, sizeof *all, &mine.host);
   gasnetc_host_learn(&all[0].host, sizeof *all);
+  gasnetc_seg_limits(all);
   free(all);
   return GASNET_OK;
 }
@@ -504,10 +555,14 @@ static void gasnetc_exit_now(int code, int notify) {
   int expected = 0;
   if (!__atomic_compare_exchange_n(&gasnetc_g.exiting, &expected, 1, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    /* This thread, from a signal handler (a client's SIGQUIT handler
+     * during our flush): the flush cannot resume, end now. */
+    if (gasnetc_exiting_here) _exit(gasnetc_exit_code);
     /* Another thread is already exiting (spec 2.1.0.5: one of the codes
      * wins); it will end the process. */
     for (;;) pause();
   }
+  gasnetc_exiting_here = 1;
   gasnetc_exit_code = code;
   if (gasnetc_g.attached && notify && gasnetc_g.nodes > 1) gasnetc_exit_notify(code);
   fflush(NULL);

@@ -324,7 +324,11 @@ extern uint64_t gasnetc_stats[GASNETC_STAT_COUNT];
 void gasnetc_stats_write(void);
 
 /* ---- segments (gasnetc_segment.c) -------------------------------------- */
-uintptr_t gasnetc_segment_max_from_env(const char *value);
+/* GASNET_MAX_SEGSIZE's value (gasneti_parse_memlimit): a limit per
+ * process, or (*per_host) one for the whole host, which
+ * gasnetc_segment_max_share divides among its host_nodes processes. */
+uintptr_t gasnetc_segment_max_from_env(const char *value, int *per_host);
+uintptr_t gasnetc_segment_max_share(uintptr_t host_bytes, unsigned host_nodes);
 /* Segments shared within the neighbourhood (gasnetc_segment.c): a segment
  * is a memfd when a neighbour may map it; its (pid, fd) travel in the
  * segment exchange; gasnetc_segment_share maps the neighbours' after it. */

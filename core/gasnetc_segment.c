@@ -3,9 +3,10 @@
  * 2.2.0.3): its maximum size, its mmap at attach, the job's segment table,
  * and the range checks Long messages use.
  *
- * GASNET_MAX_SEGSIZE caps the segment: a size with an optional K/M/G/T suffix
- * (powers of 1024, optional trailing "B"; gasneti_parse_size), e.g. "256MB",
- * or a fraction of the physical memory, e.g. "0.25". Default: half of physical memory. The memory
+ * GASNET_MAX_SEGSIZE caps the segment (gasneti_parse_memlimit): a size,
+ * "256MB", or a fraction of the physical memory, "0.25", per process, or
+ * with "/H" for the whole host, shared by its processes ("0.85/H").
+ * Default: half of physical memory per process. The memory
  * is mapped MAP_NORESERVE, so only pages the job touches cost anything.
  *
  * Segments shared within a host: when another rank of the neighbourhood
@@ -38,25 +39,25 @@ static uintptr_t gasnetc_physmem(void) {
   return (uintptr_t)pages * (uintptr_t)psize;
 }
 
-uintptr_t gasnetc_segment_max_from_env(const char *value) {
+uintptr_t gasnetc_segment_max_from_env(const char *value, int *per_host) {
+  *per_host = 0;
 #if defined(GASNET_SEGMENT_EVERYTHING)
   (void)value;
   return (uintptr_t)-1; /* spec 2.1.0.3 */
 #else
   uintptr_t phys = gasnetc_physmem();
   if (!value || !*value) return GASNETC_PAGE_DOWN(phys / 2);
-  double v;
-  uint64_t unit;
-  if (gasneti_parse_size(value, &v, &unit) < 0)
-    gasnetc_fatal("GASNET_MAX_SEGSIZE='%s' is not a size (e.g. 256MB, 2G, 0.5)",
-                  value);
-  double mult = unit ? (double)unit
-                     : v < 1.0 ? (double)phys /* a bare number below 1: a fraction */
-                               : 1;
-  double bytes = v * mult;
-  if (bytes > (double)(UINTPTR_MAX / 2)) bytes = (double)(UINTPTR_MAX / 2);
-  return GASNETC_PAGE_DOWN((uintptr_t)bytes);
+  uint64_t bytes;
+  const char *why;
+  if (gasneti_parse_memlimit(value, phys, &bytes, per_host, &why) < 0)
+    gasnetc_fatal("GASNET_MAX_SEGSIZE='%s': %s", value, why);
+  if (bytes > UINTPTR_MAX / 2) bytes = UINTPTR_MAX / 2;
+  return *per_host ? (uintptr_t)bytes : GASNETC_PAGE_DOWN((uintptr_t)bytes);
 #endif
+}
+
+uintptr_t gasnetc_segment_max_share(uintptr_t host_bytes, unsigned host_nodes) {
+  return GASNETC_PAGE_DOWN(host_bytes / (host_nodes ? host_nodes : 1));
 }
 
 uintptr_t gasnet_getMaxLocalSegmentSize(void) {

@@ -6,7 +6,8 @@
  * pmi1 (the PMI-1 wire protocol over PMI_FD: MPICH's Hydra mpiexec), pmi2
  * (Slurm's libpmi2: srun --mpi=pmi2), pmix (libpmix: Open MPI's mpirun,
  * srun --mpi=pmix), and none (a job of one rank). GASNET_SPAWNER names one;
- * unset, the environment decides (boot_pick). A process that shows per-task
+ * unset, the environment decides (boot_pick); with no launcher at all, a
+ * first argument that is a number starts that many ranks (boot_self.c). A process that shows per-task
  * signs of a launcher this build cannot use stops with one line saying so,
  * rather than run as a silent job of one rank (docs/launcher.md, "Other
  * launchers").
@@ -172,8 +173,8 @@ int boot_init(int *argc, char ***argv)
   int rc;
   if (s && *s) {
     if ((rc = pick_named(s, &boot.ops)) < 0) return rc;
-  } else {
-    boot.ops = pick_auto();
+  } else if (!(boot.ops = pick_auto()) && (rc = boot_self_launch(argc, argv)) < 0) {
+    return rc;                                       /* ./prog N that cannot start */
   }
   if (!boot.ops) {                                   /* no launcher: one rank */
     rc = spawn_random(boot.key, sizeof boot.key);

@@ -8,7 +8,9 @@
  * "collective": a collective call must be made by every rank, in the same
  * order, or the job hangs until the launcher tears it down.
  *
- * A program started without any launcher is a job of one rank: boot_init
+ * A program started without any launcher as `prog N args` (N a number)
+ * starts N ranks: boot_init execs gasnetrun, and returns only if it cannot
+ * (boot_self.c). Otherwise such a program is a job of one rank: boot_init
  * succeeds with rank 0 of 1, the collectives are local copies, boot_getenv
  * is getenv. Under PMI boot_getenv is getenv too: those launchers pass the
  * environment to every rank themselves.
@@ -31,8 +33,9 @@
 /*
  * Connect to the launcher (when there is one), authenticate, learn this
  * rank's number and the job's size, and receive the launcher's environment
- * snapshot. Removes nothing from argc/argv today, but may: callers pass the
- * real ones. Must be the first boot_ call; a second call returns -EALREADY.
+ * snapshot. Removes nothing from argc/argv (under `prog N` the ranks are
+ * new processes whose argv lacks N), but reads argv[1]: callers pass the
+ * real ones, or NULL (then /proc/self/cmdline is read). Must be the first boot_ call; a second call returns -EALREADY.
  */
 int boot_init(int *argc, char ***argv);
 

@@ -72,6 +72,11 @@ void boot_kvs_use(boot_kvs_t *kvs);
 int boot_mpi_state(void);
 
 /* boot.c: print "gasnet boot (NAME): <what>: <strerror(-rc)>", return rc. */
+/* boot_self.c: no launcher, and argv[1] (else /proc/self/cmdline's) is a
+ * rank count: exec gasnetrun to start that many; returns only on failure
+ * (-errno, said on stderr). 0: argv[1] is not a count, a job of one rank. */
+int boot_self_launch(int *argc, char ***argv);
+
 int boot_err(const char *name, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* boot_dl.c: dlopen `lib` and fill fns[i] with syms[i] (NULL-terminated);

@@ -50,12 +50,16 @@ static void version(void)
   printf("gasnetrun (%s) %s\nconduits: udp tcp\n", PACKAGE_NAME, PACKAGE_VERSION);
 }
 
+/* What the user called us, for messages: gasnetrun, or amudprun. */
+static const char *launcher_name = SPAWN_NAME;
+
 static void die2(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 static void die2(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  fputs(SPAWN_NAME ": ", stderr);
+  fputs(launcher_name, stderr);
+  fputs(": ", stderr);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
@@ -254,6 +258,7 @@ typedef struct {
   uint32_t n, nhosts_want, nhosts;
   char **hosts, *hostfile, *exports;
   int verbose, have_h;
+  int announce;         /* amudprun -v: say how the job starts */
   int prog;             /* argv index of the program */
   char mode;            /* 'L' local, 'S' ssh, 'C' cspawn (launch_mode) */
   uint32_t alloc_nodes; /* cspawn by srun in a Slurm allocation: its nodes, else 0 */
@@ -284,6 +289,53 @@ static void parse_args(int argc, char **argv, launch_args_t *a)
   a->prog = i;
 }
 
+/* ------------------------------------------------------------- amudprun */
+
+/* amudprun, the launcher name run scripts call for udp jobs (UPC++'s
+ * upcxx-run, OpenSHMEM's oshrun): Berkeley's options, mapped onto ours.
+ * -spawn and -depth become the variables they stand for, in the snapshot
+ * the ranks read (spawn_opts_read, boot_getenv). */
+static void amudprun_usage(FILE *f)
+{
+  fprintf(f,
+    "usage: amudprun -np N [-spawn L|S|C] [-depth D] [-v]... prog [args...]\n"
+    "  -np N, -n N     number of ranks\n"
+    "  -spawn F        how to start them: L this host, S ssh (GASNET_SSH_SERVERS),\n"
+    "                  C GASNET_CSPAWN_CMD (sets GASNET_SPAWNFN)\n"
+    "  -depth D        request credits per peer (sets GASNET_UDP_CREDITS)\n"
+    "  -v              say how the job is started, on stderr\n"
+    "  -h, --help      print this text and exit\n"
+    "amudprun is gasnetrun under another name: see man gasnetrun.\n");
+}
+
+static void amudprun_args(int argc, char **argv, launch_args_t *a)
+{
+  int i;
+  for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+    const char *o = argv[i];
+    if (!strcmp(o, "--")) { i++; break; }
+#define ARG() (i + 1 < argc ? argv[++i] : (die2("option %s needs a value", o), (char *)NULL))
+    if (!strcmp(o, "-np") || !strcmp(o, "-n")) a->n = parse_count("-np", ARG());
+    else if (!strcmp(o, "-spawn")) {
+      const char *f = ARG();
+      if (strlen(f) != 1 || !strchr("LSClsc", f[0]))
+        die2("-spawn takes L (this host), S (ssh) or C (GASNET_CSPAWN_CMD), not '%s'", f);
+      char v[2] = { (char)(f[0] & ~0x20), 0 };
+      setenv("GASNET_SPAWNFN", v, 1);
+    } else if (!strcmp(o, "-depth")) {
+      const char *d = ARG();
+      parse_count("-depth", d);
+      setenv("GASNET_UDP_CREDITS", d, 1);
+    } else if (o[1] == 'v' && !o[1 + strspn(o + 1, "v")]) a->announce = 1;  /* -v, -vv, ... */
+    else if (!strcmp(o, "-h") || !strcmp(o, "--help")) { amudprun_usage(stdout); exit(0); }
+    else die2("unknown option %s (amudprun takes -np N, -spawn L|S|C, -depth D, -v; see amudprun --help)", o);
+#undef ARG
+  }
+  if (a->n == 0) die2("-np is required and must be positive");
+  if (i >= argc) die2("no program to run");
+  a->prog = i;
+}
+
 /* Where the ranks run (a->mode): 'L' local, 'S' ssh or 'C' cspawn
  * (GASNET_CSPAWN_CMD, or srun inside a Slurm allocation of a->alloc_nodes
  * nodes). Fills the host list from the environment when the command line
@@ -308,6 +360,12 @@ static void launch_mode(launch_args_t *a, spawn_opts_t *o)
   if (mode == 'C' && !o->cspawn_cmd) die2("GASNET_SPAWNFN=C needs GASNET_CSPAWN_CMD");
   if (mode == 'S' && a->nhosts == 0) die2("ssh spawn needs hosts (-H, --hostfile, GASNET_SSH_SERVERS or GASNET_SSH_NODEFILE)");
   if (mode == 'L') a->nhosts = a->nhosts > 1 ? 1 : a->nhosts;
+  /* Berkeley's %M: GASNET_CSPAWN_SERVERS, the first N of them */
+  if (mode == 'C' && !a->have_h && !a->hostfile && o->cspawn_servers) {
+    a->nhosts = 0;
+    add_hosts(&a->hosts, &a->nhosts, o->cspawn_servers);
+    if (a->nhosts > a->n) a->nhosts = a->n;
+  }
   a->mode = mode;
 }
 
@@ -412,7 +470,12 @@ int main(int argc, char **argv)
 
   if (argc >= 2 && !strcmp(argv[1], "--relay")) return relay_main(NULL);
   if (argc >= 3 && !strcmp(argv[1], "--relay-ticket")) return relay_main(argv[2]);
-  parse_args(argc, argv, &a);
+  const char *base = strrchr(argv[0], '/');
+  if (!strcmp(base ? base + 1 : argv[0], "amudprun")) {
+    launcher_name = "amudprun";
+    amudprun_args(argc, argv, &a);
+  }
+  else parse_args(argc, argv, &a);
 
   /* the environment snapshot and the tunables read from it */
   char why[256];
@@ -424,6 +487,10 @@ int main(int argc, char **argv)
   launch_mode(&a, o);
   hosts_used(&a, o);
   root_cfg(&cfg, &a, o, argc, argv);
+  if (a.announce)
+    fprintf(stderr, "amudprun: starting %u ranks of %s, spawn %c (%s)\n",
+            (unsigned)a.n, argv[a.prog], a.mode,
+            a.mode == 'L' ? "on this host" : a.mode == 'S' ? "by ssh" : "by GASNET_CSPAWN_CMD");
 
   node.is_root = 1;
   node.cfg = &cfg;

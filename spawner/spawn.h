@@ -72,6 +72,7 @@ typedef struct spawn_opts {
   uint32_t connect_s;        /* GASNET_CONNECT_TIMEOUT, 30 s */
   const char *masterip;      /* GASNET_MASTERIP, NULL: automatic */
   const char *cspawn_cmd;    /* GASNET_CSPAWN_CMD, NULL */
+  const char *cspawn_servers;/* GASNET_CSPAWN_SERVERS (%M), NULL */
   const char *keydir;        /* GASNET_CSPAWN_KEYDIR, NULL: $HOME, else /tmp */
   uint32_t max_ppn;          /* GASNET_MAX_PPN, 0: no limit */
   uint64_t exit_grace_ms;    /* GASNET_EXIT_GRACE, 2 s */

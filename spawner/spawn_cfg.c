@@ -157,6 +157,7 @@ int spawn_opts_read(const spawn_cfg_t *c, spawn_opts_t *o, char *why, size_t why
   o->remote_path = opt_str(c, "GASNET_SSH_REMOTE_PATH");
   o->masterip = opt_str(c, "GASNET_MASTERIP");
   o->cspawn_cmd = opt_str(c, "GASNET_CSPAWN_CMD");
+  o->cspawn_servers = opt_str(c, "GASNET_CSPAWN_SERVERS");
   o->keydir = opt_str(c, "GASNET_CSPAWN_KEYDIR");
   if (opt_num(c, "GASNET_SSH_OUT_DEGREE", 32, 1, &deg, why, whylen)
       || opt_num(c, "GASNET_CONNECT_TIMEOUT", 30, 1, &conn, why, whylen)

@@ -91,16 +91,39 @@ int spawn_addr_toward(const char *host, char *out, size_t len)
   return rc;
 }
 
-/* In a fresh child: die with the parent, own process group, clean signals. */
+/* fork() with every signal blocked, so that no handler of ours (libuv's,
+ * which take a lock on a pipe the child shares until it re-creates it)
+ * runs in the child: a signal caught there once stole that lock, and the
+ * launcher hung in its next handler's read. The parent's mask is back on
+ * return; the child's stays blocked until child_common. */
+static pid_t fork_quiet(void)
+{
+  sigset_t all, saved;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &saved);
+  pid_t pid = fork();
+  int e = errno;
+  if (pid != 0) sigprocmask(SIG_SETMASK, &saved, NULL);
+  errno = e;
+  return pid;
+}
+
+/* In a fresh child of fork_quiet: die with the parent, own process group,
+ * every caught signal back to its default (ignored ones stay ignored, as
+ * exec would leave them, except SIGPIPE), then nothing blocked. */
 static void child_common(pid_t parent, int deathsig)
 {
   sigset_t none;
   prctl(PR_SET_PDEATHSIG, deathsig);
   if (getppid() != parent) _exit(1);       /* the parent died before prctl */
   setpgid(0, 0);
+  for (int s = 1; s < NSIG; s++) {
+    struct sigaction sa;
+    if (s == SIGKILL || s == SIGSTOP || sigaction(s, NULL, &sa) < 0) continue;
+    if (sa.sa_handler != SIG_IGN || s == SIGPIPE) signal(s, SIG_DFL);
+  }
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  signal(SIGPIPE, SIG_DFL);
 }
 
 static void child_stdin_null(void)
@@ -171,7 +194,7 @@ static int spawn_one_rank(spawn_node_t *n, spawn_rank_t *r, pid_t me, spawn_tick
   if (pipe2(out, O_CLOEXEC) < 0) return -1;
   if (pipe2(err, O_CLOEXEC) < 0) { close(out[0]); close(out[1]); return -1; }
   if (pipe2(tk, O_CLOEXEC) < 0) { close(out[0]); close(out[1]); close(err[0]); close(err[1]); return -1; }
-  pid_t pid = fork();
+  pid_t pid = fork_quiet();
   if (pid == 0) {
     child_common(me, SIGKILL);
     child_stdin_null();
@@ -305,7 +328,7 @@ int spawn_proc_kid(spawn_node_t *n, spawn_kid_t *k)
   spawn_ticket_format(&t, line, sizeof line);
 
   if (pipe2(in, O_CLOEXEC) < 0) { rc = -errno; goto out; }
-  pid_t me = getpid(), pid = fork();
+  pid_t me = getpid(), pid = fork_quiet();
   if (pid == 0) {
     child_common(me, SIGTERM);
     dup2(in[0], 0);
@@ -405,7 +428,7 @@ int spawn_proc_cspawn(spawn_node_t *n)
   char *cmd = cspawn_expand(n, n->opt.cspawn_cmd, percmd);
   free(qr); free(qk); free(percmd);
 
-  pid_t me = getpid(), pid = fork();
+  pid_t me = getpid(), pid = fork_quiet();
   if (pid == 0) {
     child_common(me, SIGTERM);
     child_stdin_null();
