@@ -35,6 +35,7 @@
 /* What GASNet's own gasnet.h brings in for clients, which rely on it
  * (strcmp, atol, memset, PRIu64 without their own includes). */
 #include <inttypes.h>
+#include <limits.h> /* INT_MAX and the like: clients of Berkeley's gasnet.h rely on it */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -177,6 +178,10 @@ extern int gasnetc_stat_get(const char *name, uint64_t *value);
 /* ---- spec 2.2: job environment queries -------------------------------- */
 extern gasnet_node_t gasnet_mynode(void);
 extern gasnet_node_t gasnet_nodes(void);
+/* Berkeley's gasnet_mynode()/gasnet_nodes() read these variables, and some
+ * clients (its own testlegacy) name them: the same values here. */
+#define gasneti_mynode (gasnet_mynode())
+#define gasneti_nodes (gasnet_nodes())
 extern int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries);
 extern char *gasnet_getenv(const char *name);
 
