@@ -635,9 +635,7 @@ void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size_p, gex_Rank_t *nbrhd_
                                 gex_Rank_t *host_set_size_p, gex_Rank_t *host_set_rank_p);
 
 /* ---- [PROPOSED] memory kinds, segments and endpoints beyond the primordial ones ---
- * (the description's last section). One EP and one segment per process
- * exist here, both host memory: these return a documented error, with a
- * message naming the call and the reason, and change nothing. */
+ * (the description's last section). Host memory only; one EP per process. */
 typedef struct gasnetc_mk *gex_MK_t;
 #define GEX_MK_INVALID ((gex_MK_t)0)
 #define GEX_MK_HOST ((gex_MK_t)(uintptr_t)1)
@@ -648,13 +646,21 @@ typedef uint32_t gex_EP_Capabilities_t;
 #define GEX_EP_CAPABILITY_COLL (1u << 3)
 #define GEX_EP_CAPABILITY_AD   (1u << 4)
 #define GEX_EP_CAPABILITY_ALL  0x1fu
-/* GASNET_ERR_RESOURCE: a second segment (the primordial one is the only). */
+/* A segment of length bytes of host memory (kind GEX_MK_HOST; any other is
+ * GASNET_ERR_BAD_ARG): at address, the client's memory, or (address NULL)
+ * GASNet's, page-rounded, shared with the neighbourhood as at attach.
+ * GASNET_SEGMENT_EVERYTHING: GASNET_ERR_RESOURCE. */
 extern int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address,
                               uintptr_t length, gex_MK_t kind, gex_Flags_t flags);
-/* Fatal: no segment made by gex_Segment_Create exists to destroy. */
+/* A created segment that is not bound (fatal otherwise: there is no unbind). */
 extern void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags);
-/* GASNET_ERR_RESOURCE: EP 0 is bound at gex_Segment_Attach; there is no other. */
+/* Bind a created segment to the primordial EP, which must have none yet;
+ * GASNET_ERR_BAD_ARG otherwise (and for a bad ep, segment or flags). */
 extern int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags);
+/* Collective over tm: each caller's eps (none, or its primordial EP) become
+ * known to the other members, for RMA and Longs. flags must be 0. */
+extern int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps,
+                                      gex_Flags_t flags);
 /* GASNET_ERR_RESOURCE: the description implements it for ibv, ofi and ucx only. */
 extern int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client,
                          gex_EP_Capabilities_t capabilities, gex_Flags_t flags);
