@@ -184,6 +184,12 @@ void gasnete_wait_step(gasnetc_block_t *st);
     while (!(cond)) gasnete_wait_step(&gasnete_st_); \
   } while (0)
 
+/* The segment-disposition flags ([UNIMPLEMENTED] in the description). */
+#define GASNETE_SEG_FLAGS                                                         \
+  (GEX_FLAG_SELF_SEG_UNKNOWN | GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_SELF_SEG_SOME | \
+   GEX_FLAG_PEER_SEG_SOME | GEX_FLAG_SELF_SEG_BOUND | GEX_FLAG_PEER_SEG_BOUND |    \
+   GEX_FLAG_SELF_SEG_OFFSET | GEX_FLAG_PEER_SEG_OFFSET)
+
 /* ---- process-wide state (gasnete_init.c), written once in gasnete_init ---- */
 typedef struct {
   int connected;           /* AMs flow: barriers, collectives, teams work */

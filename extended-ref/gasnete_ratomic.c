@@ -328,7 +328,11 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
     gasnete_fatal("%s: dt %#x is not a data type of remote atomics (GEX_DT_I32, _U32, _I64, "
                   "_U64, _FLT or _DBL)", fname, (unsigned)dt);
   gasnete_ad_check_ops(fname, type, ops);
-  if ((flags & ~GASNETE_AD_FAVOR) || (flags & (flags - 1)))
+  /* The segment-disposition flags are no creation flags of the description,
+   * but Berkeley's library takes them (its testgasnet passes
+   * GEX_FLAG_PEER_SEG_OFFSET and reads them back): kept, without effect. */
+  gex_Flags_t favor = flags & ~(gex_Flags_t)GASNETE_SEG_FLAGS;
+  if ((favor & ~GASNETE_AD_FAVOR) || (favor & (favor - 1)))
     gasnete_fatal("%s: flags %#x: pass 0 or one of GEX_FLAG_AD_FAVOR_MY_RANK, _MY_NBRHD and "
                   "_REMOTE", fname, (unsigned)flags);
   struct gasnete_ad *ad = calloc(1, sizeof *ad);

@@ -30,20 +30,23 @@
 
 #include "gasnete_internal.h"
 
-/* Flags an RMA call accepts; PEER_NEVER_* are hints we need not use. */
-#define GASNETE_RMA_FLAGS \
-  (GEX_FLAG_IMMEDIATE | GEX_FLAG_PEER_NEVER_SELF | GEX_FLAG_PEER_NEVER_NBRHD)
-#define GASNETE_SEG_FLAGS                                                         \
-  (GEX_FLAG_SELF_SEG_UNKNOWN | GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_SELF_SEG_SOME | \
-   GEX_FLAG_PEER_SEG_SOME | GEX_FLAG_SELF_SEG_BOUND | GEX_FLAG_PEER_SEG_BOUND |    \
-   GEX_FLAG_SELF_SEG_OFFSET | GEX_FLAG_PEER_SEG_OFFSET)
+/* Flags an RMA call accepts; PEER_NEVER_* are hints we need not use, and
+ * so are the segment assertions that hold here anyway: local memory may lie
+ * anywhere (SELF_SEG_BOUND, _SOME, _UNKNOWN), remote memory lies in the
+ * bound segment (PEER_SEG_BOUND). The rest (offsets, remote memory outside
+ * the bound segment) are refused. */
+#define GASNETE_RMA_FLAGS                                                             \
+  (GEX_FLAG_IMMEDIATE | GEX_FLAG_PEER_NEVER_SELF | GEX_FLAG_PEER_NEVER_NBRHD |           \
+   GEX_FLAG_SELF_SEG_BOUND | GEX_FLAG_SELF_SEG_SOME | GEX_FLAG_SELF_SEG_UNKNOWN |         \
+   GEX_FLAG_PEER_SEG_BOUND)
 
 static void gasnete_rma_bad_flags(const char *fname, gex_Flags_t flags)
     __attribute__((noreturn, cold));
 static void gasnete_rma_bad_flags(const char *fname, gex_Flags_t flags) {
   if (flags & GASNETE_SEG_FLAGS)
-    gasnete_fatal("%s: flags %#x include a GEX_FLAG_*_SEG_* flag, which the description "
-                  "marks [UNIMPLEMENTED]", fname, (unsigned)flags);
+    gasnete_fatal("%s: flags %#x include GEX_FLAG_*_SEG_OFFSET, GEX_FLAG_PEER_SEG_SOME or "
+                  "_UNKNOWN, which the description marks [UNIMPLEMENTED]", fname,
+                  (unsigned)flags);
   gasnete_fatal("%s: flags %#x: an RMA call takes only GEX_FLAG_IMMEDIATE, "
                 "GEX_FLAG_PEER_NEVER_SELF and GEX_FLAG_PEER_NEVER_NBRHD", fname, (unsigned)flags);
 }

@@ -13,6 +13,9 @@
  */
 #ifndef GASNET_H
 #define GASNET_H
+/* Berkeley's include guard: clients test it to learn that the GASNet-1 API
+ * is there (its tests' test.h, for one). */
+#define _INCLUDED_GASNET_H 1
 
 /* ---- spec 1.5: exactly one threading mode ---------------------------- */
 #if (defined(GASNET_SEQ) + defined(GASNET_PARSYNC) + defined(GASNET_PAR)) == 0

@@ -23,6 +23,7 @@
  */
 #ifndef GASNETEX_H
 #define GASNETEX_H
+#define _INCLUDED_GASNETEX_H 1 /* Berkeley's include guard, which clients test */
 
 #include "gasnet.h"
 
