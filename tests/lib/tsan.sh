@@ -33,7 +33,7 @@ tsan_lib() {
   case $CONDUIT in mix) tdirs="amudp amtcp amshm" ;; *) tdirs="am$CONDUIT amshm" ;; esac
   srcs=$(cd "$TOP" && ls tools/*.c core/gasnetc_*.c conduit/$CONDUIT.c $(for d in $tdirs; do echo "$d/*.c"; done) \
     extended-ref/*.c spawner/boot.c spawner/boot_gasnetrun.c spawner/boot_kvs.c spawner/boot_pmi1.c \
-    spawner/boot_dl.c spawner/spawn_proto.c common/*.c)
+    spawner/boot_dl.c spawner/boot_self.c spawner/spawn_proto.c common/*.c)
   stamp=$( { echo "$flags"; $cc --version | head -n 1
              cd "$TOP" && cat $srcs include/*.h core/*.h tools/*.h common/*.h spawner/*.h amudp/*.h \
                amtcp/*.h amshm/*.h extended-ref/*.h tests/lib/*.h; } 2>/dev/null | sha256sum | cut -c1-64)
