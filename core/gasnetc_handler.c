@@ -280,12 +280,14 @@ void gasnetc_handler_run_reply_medium(const char *fname, gasnet_node_t src, gex_
 
 /* ---- transport callbacks ------------------------------------------------- */
 
-/* Where a Long's destination lies on this node. */
+/* Where a Long's destination lies on this node: the offset is from the
+ * segment this node published (attached, or bound and published), which is
+ * the base its peers computed it from. */
 static inline void *gasnetc_long_dest(uint64_t dest) {
 #if defined(GASNET_SEGMENT_EVERYTHING)
   return (void *)(uintptr_t)dest;
 #else
-  return (void *)((uintptr_t)gasnetc_g.seg0.addr + (uintptr_t)dest);
+  return (void *)((uintptr_t)gasnetc_g.ep0.peer_seg[gasnetc_g.mynode].addr + (uintptr_t)dest);
 #endif
 }
 
