@@ -655,6 +655,7 @@ extern int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex
 extern void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags);
 /* GASNET_ERR_RESOURCE: EP 0 is bound at gex_Segment_Attach; there is no other. */
 extern int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags);
+extern int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags);
 /* GASNET_ERR_RESOURCE: the description implements it for ibv, ofi and ucx only. */
 extern int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client,
                          gex_EP_Capabilities_t capabilities, gex_Flags_t flags);
