@@ -2,21 +2,15 @@
  * gasnet_fwd.h - the GASNet-EX types and constants a client's own headers
  * may need without the whole API (description v0.19, "The gasnet_fwd.h
  * header"): gex_Rank_t, gex_EP_Index_t, gex_Addr_t, gex_Event_t,
- * gex_Flags_t, gex_DT_t, gex_OP_t, gex_EP_Capabilities_t and
- * GEX_RANK_INVALID, GEX_EVENT_*, GEX_FLAG_*, GEX_DT_*, GEX_OP_*,
- * GEX_EP_CAPABILITY_*. Only #defines and typedefs of simple types; no
- * thread mode is needed, nothing to link.
- *
- * It may be included alone or with gasnetex.h/gasnet.h in either order, in
- * C and C++: after gasnetex.h it adds nothing; before it, every typedef
- * names the same type as gasnetex.h's and every #define is spelled token
- * for token as there, so that gasnetex.h's repetition is a benign
- * redefinition (tests/tools/t-headers.sh compiles both orders with -Werror).
- * A change to one of these names in gasnetex.h must be made here too.
+ * gex_Flags_t, gex_DT_t, gex_OP_t, gex_EP_Capabilities_t, gex_TI_t and
+ * GEX_RANK_INVALID, GEX_EVENT_*, every GEX_FLAG_*, GEX_DT_*, GEX_OP_*,
+ * GEX_EP_CAPABILITY_*, GEX_TI_*. Only #defines and typedefs of simple
+ * types: no thread mode is needed, nothing to link. gasnetex.h includes it:
+ * this is where they are defined, once. Every constant is a plain integer
+ * expression, usable in #if.
  */
 #ifndef GASNET_FWD_H
 #define GASNET_FWD_H
-#ifndef GASNETEX_H
 
 #include <stdint.h>
 
@@ -40,7 +34,9 @@ typedef uint32_t gex_TI_t;
 #define GEX_EVENT_NOW ((gex_Event_t *)(uintptr_t)1)
 #define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
 #define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
-#define GEX_FLAG_USES_GASNET1         (1u << 0)
+/* ---- flags (bits disjoint per API; unrelated APIs may share bits) ---------- */
+#define GEX_FLAG_USES_GASNET1         (1u << 0)  /* gex_Client_Init */
+#define GEX_FLAG_DEFER_THREADS        (1u << 1)  /* gex_Client_Init (spec v0.18) */
 #define GEX_FLAG_IMMEDIATE            (1u << 0)
 #define GEX_FLAG_LC_COPY_YES          (1u << 1)
 #define GEX_FLAG_LC_COPY_NO           (1u << 2)
@@ -57,6 +53,9 @@ typedef uint32_t gex_TI_t;
 #define GEX_FLAG_SELF_SEG_OFFSET      (1u << 13)
 #define GEX_FLAG_PEER_SEG_OFFSET      (1u << 14)
 #define GEX_FLAG_RANK_IS_JOBRANK      (1u << 15)
+/* Remote atomics (gasnet_ratomic.h): at initiation, one of MY_RANK /
+ * MY_NBRHD (assertions about the target), ACQ and REL (ordering); at
+ * gex_AD_Create one of the FAVOR_* hints. */
 #define GEX_FLAG_AD_MY_RANK           (1u << 16)
 #define GEX_FLAG_AD_MY_NBRHD          (1u << 17)
 #define GEX_FLAG_AD_ACQ               (1u << 18)
@@ -65,6 +64,7 @@ typedef uint32_t gex_TI_t;
 #define GEX_FLAG_AD_FAVOR_MY_NBRHD    (1u << 21)
 #define GEX_FLAG_AD_FAVOR_REMOTE      (1u << 22)
 #define GEX_FLAG_ENABLE_LEAF_LC       (1u << 24)
+/* Handler registration (gex_AM_Entry_t.gex_flags): one of each group. */
 #define GEX_FLAG_AM_SHORT   (1u << 0)
 #define GEX_FLAG_AM_MEDIUM  (1u << 1)
 #define GEX_FLAG_AM_LONG    (1u << 2)
@@ -72,6 +72,18 @@ typedef uint32_t gex_TI_t;
 #define GEX_FLAG_AM_REQUEST (1u << 3)
 #define GEX_FLAG_AM_REPLY   (1u << 4)
 #define GEX_FLAG_AM_REQREP  (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
+/* gex_EP_Create hints (memory kinds): defined, and ignored, as in the description. */
+#define GEX_FLAG_HINT_ACCEL_AD        (1u << 0)
+#define GEX_FLAG_HINT_ACCEL_COLL      (1u << 1)
+#define GEX_FLAG_HINT_ACCEL_ALL       (GEX_FLAG_HINT_ACCEL_AD | GEX_FLAG_HINT_ACCEL_COLL)
+
+/* ---- data types and operation codes for atomics (and reductions) -----------
+ * The description, "Data types for atomics and reductions" and "Operation
+ * codes": disjoint non-zero bits. The opcodes come in pairs, non-fetching
+ * at bit 2k and its fetching form at bit 2k+1 (SET/SWAP and CAS/FCAS
+ * among them), so GEX_OP_TO_FETCHING and GEX_OP_TO_NONFETCHING are
+ * shifts; GEX_OP_GET has no non-fetching form. Remote atomics:
+ * gasnet_ratomic.h. */
 #define GEX_DT_I32  (1u << 0)
 #define GEX_DT_U32  (1u << 1)
 #define GEX_DT_I64  (1u << 2)
@@ -134,5 +146,4 @@ typedef uint32_t gex_TI_t;
 }
 #endif
 
-#endif /* !GASNETEX_H */
 #endif /* GASNET_FWD_H */

@@ -26,6 +26,9 @@
 #define _INCLUDED_GASNETEX_H 1 /* Berkeley's include guard, which clients test */
 
 #include "gasnet.h"
+/* The types and constants a client's headers may need alone (v0.19,
+ * "The gasnet_fwd.h header"): defined there, once. */
+#include "gasnet_fwd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,23 +43,13 @@ extern "C" {
 #define GASNETT_SPEC_VERSION_MINOR 20
 
 /* ---- basic types ----------------------------------------------------------- */
-typedef gasnet_node_t gex_Rank_t;                 /* interoperable with gasnet_node_t */
-#define GEX_RANK_INVALID ((gex_Rank_t)0xffffffffu)
-typedef uint32_t gex_Flags_t;
 typedef gasnet_token_t gex_Token_t;               /* interoperable with gasnet_token_t */
 typedef gasnet_handler_t gex_AM_Index_t;          /* uint8_t */
 typedef gasnet_handlerarg_t gex_AM_Arg_t;         /* int32_t */
 typedef void (*gex_AM_Fn_t)();
 typedef gasnet_register_value_t gex_RMA_Value_t;
 #define SIZEOF_GEX_RMA_VALUE_T SIZEOF_GASNET_REGISTER_VALUE_T
-typedef void *gex_Addr_t;
 typedef struct { void *gex_addr; size_t gex_len; } gex_Memvec_t;
-typedef gasnet_handle_t gex_Event_t;              /* interoperable with gasnet_handle_t */
-#define GEX_EVENT_INVALID ((gex_Event_t)0)
-#define GEX_EVENT_NO_OP ((gex_Event_t)(uintptr_t)1)
-#define GEX_EVENT_NOW ((gex_Event_t *)(uintptr_t)1)
-#define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
-#define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
 
 /* Opaque handles: pointers to the core's objects (core/gasnetc_internal.h). */
 typedef struct gasnetc_client *gex_Client_t;
@@ -67,99 +60,10 @@ typedef struct gasnetc_team *gex_TM_t;            /* a team member, or a TM-pair
 #define GEX_EP_INVALID ((gex_EP_t)0)
 #define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
 #define GEX_TM_INVALID ((gex_TM_t)0)
-typedef uint16_t gex_EP_Index_t;
 #define GASNET_MAXEPS 1                           /* the primordial EP only, for now */
 typedef struct { gex_Rank_t gex_rank; gex_EP_Index_t gex_ep_index; } gex_EP_Location_t;
 
-/* ---- flags (bits disjoint per API; unrelated APIs may share bits) ---------- */
-#define GEX_FLAG_USES_GASNET1         (1u << 0)  /* gex_Client_Init */
-#define GEX_FLAG_IMMEDIATE            (1u << 0)  /* communication */
-#define GEX_FLAG_LC_COPY_YES          (1u << 1)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_LC_COPY_NO           (1u << 2)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_NEVER_SELF      (1u << 3)
-#define GEX_FLAG_PEER_NEVER_NBRHD     (1u << 4)
-#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT (1u << 5)
-#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC  (1u << 6)
-#define GEX_FLAG_SELF_SEG_UNKNOWN     (1u << 7)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_SEG_UNKNOWN     (1u << 8)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_SELF_SEG_SOME        (1u << 9)  /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_SEG_SOME        (1u << 10) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_SELF_SEG_BOUND       (1u << 11) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_SEG_BOUND       (1u << 12) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_SELF_SEG_OFFSET      (1u << 13) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_PEER_SEG_OFFSET      (1u << 14) /* [UNIMPLEMENTED] */
-#define GEX_FLAG_RANK_IS_JOBRANK      (1u << 15) /* gex_AD_Op* */
-/* Remote atomics (gasnet_ratomic.h): at initiation, one of MY_RANK /
- * MY_NBRHD (assertions about the target), ACQ and REL (ordering); at
- * gex_AD_Create one of the FAVOR_* hints. */
-#define GEX_FLAG_AD_MY_RANK           (1u << 16)
-#define GEX_FLAG_AD_MY_NBRHD          (1u << 17)
-#define GEX_FLAG_AD_ACQ               (1u << 18)
-#define GEX_FLAG_AD_REL               (1u << 19)
-#define GEX_FLAG_AD_FAVOR_MY_RANK     (1u << 20)
-#define GEX_FLAG_AD_FAVOR_MY_NBRHD    (1u << 21)
-#define GEX_FLAG_AD_FAVOR_REMOTE      (1u << 22)
-#define GEX_FLAG_ENABLE_LEAF_LC       (1u << 24) /* gex_VIS_*Put (gasnet_vis.h) */
-#define GEX_FLAG_DEFER_THREADS        (1u << 1)  /* gex_Client_Init (spec v0.18) */
-/* gex_EP_Create hints (memory kinds): defined, and ignored, as in the description. */
-#define GEX_FLAG_HINT_ACCEL_AD        (1u << 0)
-#define GEX_FLAG_HINT_ACCEL_COLL      (1u << 1)
-#define GEX_FLAG_HINT_ACCEL_ALL       (GEX_FLAG_HINT_ACCEL_AD | GEX_FLAG_HINT_ACCEL_COLL)
-/* Handler registration (gex_AM_Entry_t.gex_flags): one of each group. */
-#define GEX_FLAG_AM_SHORT   (1u << 0)
-#define GEX_FLAG_AM_MEDIUM  (1u << 1)
-#define GEX_FLAG_AM_LONG    (1u << 2)
-#define GEX_FLAG_AM_MEDLONG (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
-#define GEX_FLAG_AM_REQUEST (1u << 3)
-#define GEX_FLAG_AM_REPLY   (1u << 4)
-#define GEX_FLAG_AM_REQREP  (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
-
-/* ---- data types and operation codes for atomics (and reductions) -----------
- * The description, "Data types for atomics and reductions" and "Operation
- * codes": disjoint non-zero bits. The opcodes come in pairs, non-fetching
- * at bit 2k and its fetching form at bit 2k+1 (SET/SWAP and CAS/FCAS
- * among them), so GEX_OP_TO_FETCHING and GEX_OP_TO_NONFETCHING are
- * shifts; GEX_OP_GET has no non-fetching form. Remote atomics:
- * gasnet_ratomic.h. */
-typedef uint32_t gex_DT_t;
-#define GEX_DT_I32  (1u << 0)  /* int32_t */
-#define GEX_DT_U32  (1u << 1)  /* uint32_t */
-#define GEX_DT_I64  (1u << 2)  /* int64_t */
-#define GEX_DT_U64  (1u << 3)  /* uint64_t */
-#define GEX_DT_FLT  (1u << 4)  /* float */
-#define GEX_DT_DBL  (1u << 5)  /* double */
-#define GEX_DT_USER (1u << 6)  /* reductions only */
-typedef uint32_t gex_OP_t;
-#define GEX_OP_SET   (1u << 0)
-#define GEX_OP_SWAP  (1u << 1)
-#define GEX_OP_CAS   (1u << 2)
-#define GEX_OP_FCAS  (1u << 3)
-#define GEX_OP_ADD   (1u << 4)
-#define GEX_OP_FADD  (1u << 5)
-#define GEX_OP_SUB   (1u << 6)
-#define GEX_OP_FSUB  (1u << 7)
-#define GEX_OP_INC   (1u << 8)
-#define GEX_OP_FINC  (1u << 9)
-#define GEX_OP_DEC   (1u << 10)
-#define GEX_OP_FDEC  (1u << 11)
-#define GEX_OP_MULT  (1u << 12)
-#define GEX_OP_FMULT (1u << 13)
-#define GEX_OP_MIN   (1u << 14)
-#define GEX_OP_FMIN  (1u << 15)
-#define GEX_OP_MAX   (1u << 16)
-#define GEX_OP_FMAX  (1u << 17)
-#define GEX_OP_AND   (1u << 18)  /* integer types only */
-#define GEX_OP_FAND  (1u << 19)
-#define GEX_OP_OR    (1u << 20)
-#define GEX_OP_FOR   (1u << 21)
-#define GEX_OP_XOR   (1u << 22)
-#define GEX_OP_FXOR  (1u << 23)
-#define GEX_OP_GET   (1u << 24)
-#define GEX_OP_USER    (1u << 25) /* reductions only */
-#define GEX_OP_USER_NC (1u << 26) /* reductions only */
-#define GEX_OP_CSWAP GEX_OP_FCAS /* deprecated alias */
-#define GEX_OP_TO_FETCHING(op) ((gex_OP_t)((op) << 1))
-#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)((op) >> 1))
+/* The flags, the data types and the operation codes: gasnet_fwd.h. */
 
 /* ---- CData: one client pointer per object, NULL when created --------------- */
 void gex_Client_SetCData(gex_Client_t client, const void *val);
@@ -188,10 +92,11 @@ void *gex_Segment_QueryAddr(gex_Segment_t seg);
 uintptr_t gex_Segment_QuerySize(gex_Segment_t seg);
 /* The bound segment of the EP (tm, rank) names; tm may be a TM-pair, rank
  * must exist (GEX_RANK_INVALID is fatal). Every rank's segment is known here
- * since gex_Segment_Attach (or gasnet_attach), so the query never
+ * since gex_Segment_Attach, gasnet_attach or gex_EP_PublishBoundSegment, so the query never
  * communicates: it returns GEX_EVENT_INVALID, outputs already written.
- * localaddr is non-NULL only for the caller's own segment (no shared-memory
- * mapping of peers' segments yet). No bound segment (before the attach, or
+ * localaddr is non-NULL for the caller's own segment and for a neighbour's
+ * that is mapped here (shared memory); NULL for the rest. No bound segment
+ * (before the attach or publish, or
  * GASNet-1's segsize 0): *size_p = 0, *owneraddr_p = *localaddr_p = NULL.
  * Without GEX_FLAG_IMMEDIATE it is fatal in an AM handler or holding an HSL
  * (the description allows it there only with the flag). */
@@ -222,14 +127,6 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index);
  * memory); given, it must lie in the caller's bound segment and is
  * returned by gex_TM_Destroy. The GEX_FLAG_TM_SCRATCH_SIZE_* flags turn
  * Split/Create into the collective query of the recommended size. */
-#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED (1u << 25)
-#define GEX_FLAG_TM_SCRATCH_SIZE_MIN         (1u << 26) /* deprecated */
-#define GEX_FLAG_TM_GLOBAL_SCRATCH           (1u << 27) /* gex_TM_Create */
-#define GEX_FLAG_TM_LOCAL_SCRATCH            (1u << 28) /* gex_TM_Create */
-#define GEX_FLAG_TM_SYMMETRIC_SCRATCH        (1u << 29) /* gex_TM_Create */
-#define GEX_FLAG_TM_NO_SCRATCH               (1u << 30)
-#define GEX_FLAG_SCRATCH_SEG_OFFSET          (1u << 31)
-#define GEX_FLAG_GLOBALLY_QUIESCED           (1u << 1)  /* gex_TM_Destroy */
 size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
                     void *scratch_addr, size_t scratch_size, gex_Flags_t flags);
 size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
@@ -312,13 +209,6 @@ typedef struct {
   int gex_is_req;
   int gex_is_long;
 } gex_Token_Info_t;
-typedef uint32_t gex_TI_t;
-#define GEX_TI_SRCRANK (1u << 0)
-#define GEX_TI_EP      (1u << 1)
-#define GEX_TI_ENTRY   (1u << 2)
-#define GEX_TI_IS_REQ  (1u << 3)
-#define GEX_TI_IS_LONG (1u << 4)
-#define GEX_TI_ALL     0x1fu
 /* Every field is given on every conduit here. */
 #define GASNET_SUPPORTS_TI_SRCRANK 1
 #define GASNET_SUPPORTS_TI_EP 1
@@ -640,13 +530,6 @@ void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size_p, gex_Rank_t *nbrhd_
 typedef struct gasnetc_mk *gex_MK_t;
 #define GEX_MK_INVALID ((gex_MK_t)0)
 #define GEX_MK_HOST ((gex_MK_t)(uintptr_t)1)
-typedef uint32_t gex_EP_Capabilities_t;
-#define GEX_EP_CAPABILITY_RMA  (1u << 0)
-#define GEX_EP_CAPABILITY_AM   (1u << 1)
-#define GEX_EP_CAPABILITY_VIS  (1u << 2)
-#define GEX_EP_CAPABILITY_COLL (1u << 3)
-#define GEX_EP_CAPABILITY_AD   (1u << 4)
-#define GEX_EP_CAPABILITY_ALL  0x1fu
 /* A segment of length bytes of host memory (kind GEX_MK_HOST; any other is
  * GASNET_ERR_BAD_ARG): at address, the client's memory, or (address NULL)
  * GASNet's, page-rounded, shared with the neighbourhood as at attach.
