@@ -346,19 +346,43 @@ int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t cap
                             "(GASNET_ERR_RESOURCE)");
 }
 
+/* A kind made by gex_MK_Create: host memory is the only class here. */
+#define GASNETC_MK_MAGIC 0x4d4b484fu /* "MKHO" */
+struct gasnetc_mk {
+  uint32_t magic;
+};
+
+int gasnetc_mk_is_host(gex_MK_t kind) {
+  return kind == GEX_MK_HOST || (kind && kind->magic == GASNETC_MK_MAGIC);
+}
+
 int gex_MK_Create(gex_MK_t *memkind_p, gex_Client_t client, const gex_MK_Create_args_t *args,
                   gex_Flags_t flags) {
-  (void)memkind_p; (void)client; (void)flags;
+  const char *call = "gex_MK_Create";
   static const char *const names[] = { "GEX_MK_CLASS_HOST", "GEX_MK_CLASS_CUDA_UVA",
                                        "GEX_MK_CLASS_HIP", "GEX_MK_CLASS_ZE" };
-  char why[160];
-  unsigned c = args ? (unsigned)args->gex_class : 0;
-  snprintf(why, sizeof why, "%s: only host memory here, which is GEX_MK_HOST already "
-           "(GASNET_ERR_BAD_ARG)", !args ? "args is NULL" : c < 4 ? names[c] : "unknown class");
-  return gasnetc_soft_error(GASNET_ERR_BAD_ARG, "gex_MK_Create", "%s", why);
+  if (!memkind_p || !args || client != &gasnetc_g || flags || args->gex_flags)
+    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "%s (GASNET_ERR_BAD_ARG)",
+                              !memkind_p ? "memkind_p is NULL" : !args ? "args is NULL"
+                              : client != &gasnetc_g ? "not the client of gex_Client_Init"
+                              : "flags and args->gex_flags must be 0");
+  unsigned c = (unsigned)args->gex_class;
+  if (args->gex_class != GEX_MK_CLASS_HOST)
+    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "%s: no device memory is supported "
+                              "by this build (GASNET_ERR_BAD_ARG)",
+                              c < 4 ? names[c] : "an unknown class");
+  struct gasnetc_mk *mk = malloc(sizeof *mk);
+  if (!mk) return gasnetc_soft_error(GASNET_ERR_RESOURCE, call, "out of memory");
+  mk->magic = GASNETC_MK_MAGIC;
+  *memkind_p = mk;
+  return GASNET_OK;
 }
+/* A segment made with the kind keeps working after: it is host memory. */
 void gex_MK_Destroy(gex_MK_t memkind, gex_Flags_t flags) {
-  (void)flags;
-  gasnetc_fatal("gex_MK_Destroy: memory kind %p was not made by gex_MK_Create (which makes "
-                "none here)", (void *)memkind);
+  if (memkind == GEX_MK_HOST || !gasnetc_mk_is_host(memkind))
+    gasnetc_fatal("gex_MK_Destroy: memory kind %p was not made by gex_MK_Create",
+                  (void *)memkind);
+  if (flags) gasnetc_fatal("gex_MK_Destroy: flags %#x: must be 0", (unsigned)flags);
+  memkind->magic = 0;
+  free(memkind);
 }

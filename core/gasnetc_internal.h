@@ -403,6 +403,8 @@ int gasnetc_route_prepare(gasnetc_lend_t *lend, size_t paylen);
 int gasnetc_route_commit(gasnetc_lend_t *lend, const void *hdr, size_t hdrlen,
                          size_t paylen);
 void gasnetc_route_cancel(gasnetc_lend_t *lend); /* give a lent buffer back unsent */
+/* GEX_MK_HOST, or a kind gex_MK_Create made (host memory: gasnetc_ex.c). */
+int gasnetc_mk_is_host(gex_MK_t kind);
 void gasnetc_route_close(void);
 
 /* ---- the one wait (gasnetc_wait.c) ----------------------------------------- */

@@ -110,9 +110,10 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
                               !segment_p ? "segment_p is NULL"
                               : client != &gasnetc_g ? "not the client of gex_Client_Init"
                               : flags ? "flags must be 0" : "length is 0");
-  if (kind != GEX_MK_HOST)
-    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "kind %p: only GEX_MK_HOST exists "
-                              "here (no device memory) (GASNET_ERR_BAD_ARG)", (void *)kind);
+  if (!gasnetc_mk_is_host(kind))
+    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "kind %p: not GEX_MK_HOST nor a host "
+                              "kind of gex_MK_Create (no device memory here) "
+                              "(GASNET_ERR_BAD_ARG)", (void *)kind);
   uintptr_t size = address ? length : GASNETC_PAGE_UP(length);
   if (!address && size > gasnetc_g.max_local_seg)
     return gasnetc_soft_error(GASNET_ERR_RESOURCE, call, "length %lu is above "

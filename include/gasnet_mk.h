@@ -1,9 +1,9 @@
 /*
- * gasnet_mk.h - memory kinds ([PROPOSED] in ../shared/spec/gasnet-ex-api.txt,
- * "GASNet-EX API Proposal: Memory Kinds"). Only host memory exists here:
- * no GASNET_HAVE_MK_CLASS_* macro is defined, and gex_MK_Create returns
- * GASNET_ERR_BAD_ARG for every class but GEX_MK_CLASS_HOST, which needs no
- * creating (GEX_MK_HOST is predefined).
+ * gasnet_mk.h - memory kinds ([PROPOSED] in the GASNet-EX description,
+ * "Memory Kinds"). Only host memory exists here: no GASNET_HAVE_MK_CLASS_*
+ * macro is defined; gex_MK_Create makes a kind of GEX_MK_CLASS_HOST (good
+ * for gex_Segment_Create, like the predefined GEX_MK_HOST) and returns
+ * GASNET_ERR_BAD_ARG for every device class.
  */
 #ifndef GASNET_MK_H
 #define GASNET_MK_H
@@ -31,10 +31,11 @@ typedef struct {
   } gex_args;
 } gex_MK_Create_args_t;
 
-/* GASNET_ERR_BAD_ARG, with a message naming the class: no device memory. */
+/* A host kind; GASNET_ERR_BAD_ARG, with a message naming the class, for a
+ * device class (no device memory), or for a NULL pointer or non-zero flags. */
 extern int gex_MK_Create(gex_MK_t *memkind_p, gex_Client_t client, const gex_MK_Create_args_t *args,
                          gex_Flags_t flags);
-/* Fatal: no kind made by gex_MK_Create exists. */
+/* A kind of gex_MK_Create (fatal otherwise, GEX_MK_HOST included). */
 extern void gex_MK_Destroy(gex_MK_t memkind, gex_Flags_t flags);
 
 #ifdef __cplusplus

@@ -9,7 +9,8 @@
  *   t_ex_bseg client   allocated by the client (page-aligned malloc): the
  *                      neighbours reach it through AMs, never mapped
  *
- *  - gex_MK_Create of GEX_MK_CLASS_CUDA_UVA, _HIP, _ZE: GASNET_ERR_BAD_ARG;
+ *  - gex_MK_Create of GEX_MK_CLASS_CUDA_UVA, _HIP, _ZE: GASNET_ERR_BAD_ARG; of
+ *    GEX_MK_CLASS_HOST a kind gex_Segment_Create takes, then destroyed;
  *  - gex_Segment_Create: segment_p NULL, length 0, flags 1 ->
  *    GASNET_ERR_BAD_ARG; a second segment created and destroyed unbound;
  *    gex_Segment_QueryAddr/Size of the one made;
@@ -86,6 +87,21 @@ static void kinds(void) {
              gasnet_ErrorName(rc));
   }
   if (me == 0) printf("node 0: gex_MK_Create of CUDA_UVA, HIP, ZE: GASNET_ERR_BAD_ARG each\n");
+  /* A host kind of gex_MK_Create serves gex_Segment_Create as GEX_MK_HOST does. */
+  gex_MK_Create_args_t a;
+  memset(&a, 0, sizeof a);
+  a.gex_class = GEX_MK_CLASS_HOST;
+  gex_MK_t host = GEX_MK_INVALID;
+  T_CHECK(gex_MK_Create(&host, client, &a, 0));
+  gex_Segment_t s = GEX_SEGMENT_INVALID;
+  T_CHECK(gex_Segment_Create(&s, client, NULL, SEGLEN, host, 0));
+  unsigned char *p = gex_Segment_QueryAddr(s);
+  fill(p, SEGLEN, 3);
+  T_EXPECT(check(p, SEGLEN, 3), "a segment of a created host kind does not hold its data");
+  gex_Segment_Destroy(s, 0);
+  gex_MK_Destroy(host, 0);
+  if (me == 0) printf("node 0: gex_MK_Create of GEX_MK_CLASS_HOST: a kind gex_Segment_Create "
+                      "takes (%d bytes written and read back), then destroyed\n", (int)SEGLEN);
 }
 
 static gex_Segment_t create(void *addr, const char *what) {
