@@ -616,11 +616,9 @@ static int gasnetc_am_cancel(const char *call, int is_request, int category,
                     sd->nargs);
     gasnetc_fatal("%s: the open Prepare is %s", call, prep);
   }
-  if (flags) {
-    if (gasnetc_g.verbose_errors)
-      fprintf(stderr, "GASNet: %s: flags %#x: reserved, must be 0\n", call, (unsigned)flags);
-    return GASNET_ERR_BAD_ARG;
-  }
+  if (flags)
+    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "flags %#x: reserved, must be 0",
+                              (unsigned)flags);
   sd->open = 0;
   if (sd->lent) gasnetc_route_cancel(&sd->lend);
   if (!is_request && th->token) th->token->replied = 0;

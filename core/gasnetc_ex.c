@@ -309,11 +309,11 @@ int gex_System_QueryProgressThreads(gex_Client_t client, unsigned int *count_p,
   GASNETC_CHECK_INITED(call);
   if (client != &gasnetc_g) gasnetc_fatal("%s: not the client of gex_Client_Init", call);
   if (!count_p || !info_p || flags)
-    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "count_p or info_p is NULL, or flags "
-                            "is not 0 (GASNET_ERR_BAD_ARG)");
+    return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "count_p or info_p is NULL, or "
+                              "flags is not 0 (GASNET_ERR_BAD_ARG)");
   if (!(gasnetc_g.flags & GEX_FLAG_DEFER_THREADS))
     return gasnetc_soft_error(GASNET_ERR_RESOURCE, call, "gex_Client_Init was not given "
-                            "GEX_FLAG_DEFER_THREADS (GASNET_ERR_RESOURCE)");
+                              "GEX_FLAG_DEFER_THREADS (GASNET_ERR_RESOURCE)");
   live.gex_progress_fn = gasnetc_live_deferred();
   live.gex_progress_arg = &live; /* unused by the function; non-NULL, as clients check */
   *count_p = live.gex_progress_fn ? 1 : 0;
