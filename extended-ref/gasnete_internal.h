@@ -305,6 +305,17 @@ int gasnete_get_start(gasnete_counter_t *c, void *dest, gasnet_node_t node, void
 int gasnete_memset_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, int val,
                          size_t nbytes, int immediate);
 
+/* ---- copies in memory a neighbour shares (gasnete_rma.c) -------------------
+ * A put, get or memset to this process or to a neighbour whose segment is
+ * mapped here, and each piece of a VIS one, is a copy in memory another
+ * process may read or write at the same moment. These store each byte of
+ * dst exactly once, an aligned 2, 4 or 8 bytes in one access, up to
+ * GASNETE_ONCE_MAX bytes (see gasnete_rma.c for why memmove will not do);
+ * longer, or overlapping in this process, they are memmove/memset. */
+#define GASNETE_ONCE_MAX 256
+void gasnete_copy_once(void *dst, const void *src, size_t n);
+void gasnete_set_once(void *dst, int val, size_t n);
+
 /* ---- GASNet-EX RMA with the caller's name (gasnete_rma.c) ------------------
  * gex_RMA_* are these with their own names; the GASNet-1 calls
  * (gasnete_gasnet1.c) are these with theirs, so an error names the call the

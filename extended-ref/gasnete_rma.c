@@ -23,7 +23,8 @@
  *    sent) only when the first AM of the operation would wait: for the
  *    pipeline window or for the transport (gasnete_put_start).
  *  - A rank that is this process, or a neighbour whose segment is mapped
- *    here (core/gasnetc_segment.c), is a memmove/memset, complete at once.
+ *    here (core/gasnetc_segment.c), is a copy in memory, complete at once,
+ *    that stores each byte once (gasnete_copy_once, below).
  *  - nbytes == 0 is complete at once, whatever the addresses.
  */
 #include <string.h>
@@ -58,6 +59,73 @@ static inline gasnet_node_t gasnete_rma_node(const char *fname, gex_TM_t tm, gex
   return gasnete_tm_node(fname, tm, rank);
 }
 
+/* ---- copies in memory a neighbour shares ---------------------------------------
+ * memmove promises neither how often nor how wide it touches a byte, and
+ * glibc's copies 4 to 7 bytes with two overlapping 4-byte loads and stores:
+ * a 4-byte put stores its word twice. In a segment two processes map, that
+ * breaks the oldest client pattern there is, a lock word handed between
+ * ranks with value puts and polled with value gets (Berkeley's testacc):
+ * rank 1 stores "rank 0's turn" once, rank 0 sees it, does its critical
+ * section and stores "rank 1's turn", then rank 1's second store of the
+ * same old value lands (rank 1 was preempted between its two stores) and
+ * undoes it: rank 0 owns the lock again while rank 1 waits, and the
+ * accumulator behind the lock skips a turn. So each destination byte is
+ * stored once, in ascending order, in the widest aligned access that fits
+ * (an aligned 2-, 4- or 8-byte value is one access, which the hardware
+ * makes atomic), through atomic stores the compiler may not merge into a
+ * memcpy call. Past GASNETE_ONCE_MAX bytes the transfer is bulk data, which
+ * clients guard with a flag of its own, and memmove's speed matters more. */
+static inline size_t gasnete_once_width(uintptr_t d, size_t n) {
+  size_t w = 8;
+  while (w > n || (d & (w - 1))) w >>= 1;
+  return w;
+}
+
+static inline int gasnete_once_overlap(const void *a, const void *b, size_t n) {
+  uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return x < y + n && y < x + n;
+}
+
+/* Store the w bytes of v (in memory order) at d in one access. */
+static inline void gasnete_once_store(char *d, const void *v, size_t w) {
+  uint64_t q; uint32_t l; uint16_t h;
+  switch (w) {
+  case 8: memcpy(&q, v, 8); __atomic_store_n((uint64_t *)(void *)d, q, __ATOMIC_RELAXED); break;
+  case 4: memcpy(&l, v, 4); __atomic_store_n((uint32_t *)(void *)d, l, __ATOMIC_RELAXED); break;
+  case 2: memcpy(&h, v, 2); __atomic_store_n((uint16_t *)(void *)d, h, __ATOMIC_RELAXED); break;
+  default: __atomic_store_n((uint8_t *)d, *(const uint8_t *)v, __ATOMIC_RELAXED); break;
+  }
+}
+
+void gasnete_copy_once(void *dst, const void *src, size_t n) {
+  if (n > GASNETE_ONCE_MAX || gasnete_once_overlap(dst, src, n)) {
+    memmove(dst, src, n);
+    return;
+  }
+  char *d = dst;
+  const char *s = src;
+  while (n) {
+    size_t w = gasnete_once_width((uintptr_t)d, n);
+    uint64_t v;
+    memcpy(&v, s, w); /* one load of the source: a get's is shared too */
+    gasnete_once_store(d, &v, w);
+    d += w, s += w, n -= w;
+  }
+}
+
+void gasnete_set_once(void *dst, int val, size_t n) {
+  if (n > GASNETE_ONCE_MAX) {
+    memset(dst, val, n);
+    return;
+  }
+  uint64_t pattern = 0x0101010101010101u * (uint8_t)val;
+  for (char *d = dst; n;) {
+    size_t w = gasnete_once_width((uintptr_t)d, n);
+    gasnete_once_store(d, &pattern, w);
+    d += w, n -= w;
+  }
+}
+
 enum { GASNETE_RMA_DONE = 0, GASNETE_RMA_STARTED, GASNETE_RMA_REFUSED };
 
 /* Checks, loopback, then the AMs on counter c (unused unless STARTED);
@@ -71,9 +139,9 @@ static inline int gasnete_rma(const char *fname, int op, gasnete_counter_t *c,
   if (node == gasnete_g.mynode || gasnete_g.local[node]) {
     /* this process, or a neighbour whose segment is mapped here */
     char *here = gasnete_local_addr(node, remote);
-    if (op == GASNETE_OP_PUT) memmove(here, local, nbytes);
-    else if (op == GASNETE_OP_GET) memmove(local, here, nbytes);
-    else memset(here, val, nbytes);
+    if (op == GASNETE_OP_PUT) gasnete_copy_once(here, local, nbytes);
+    else if (op == GASNETE_OP_GET) gasnete_copy_once(local, here, nbytes);
+    else gasnete_set_once(here, val, nbytes);
     return GASNETE_RMA_DONE;
   }
   const int imm = (flags & GEX_FLAG_IMMEDIATE) != 0;

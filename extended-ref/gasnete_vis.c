@@ -23,7 +23,8 @@
  *     strided: the box's lowest and highest byte, which belong to elements
  *     whatever the signs of the strides).
  *  4. A peer whose segment is mapped here (this process, or a neighbour:
- *     gasnete_g.local[node]): each piece is a memmove; complete at return.
+ *     gasnete_g.local[node]): each piece is a copy that stores each byte
+ *     once (gasnete_copy_once); complete at return.
  *  5. Otherwise a piece of GASNETE_VIS_RMA_MIN bytes or more is ordinary
  *     RMA (gasnete_put_start / gasnete_get_start); smaller ones are packed,
  *     many per AM, into payloads of up to gasnet_AMMaxMedium() bytes:
@@ -327,14 +328,15 @@ static void gasnete_vis_bad_flags(const char *fname, gex_Flags_t flags) {
 
 /* ---- moving the data ------------------------------------------------------------- */
 
-/* Target mapped here: each piece is a memmove. */
+/* Target mapped here: each piece is a copy storing each byte once
+ * (gasnete_copy_once: a neighbour may be reading or writing it). */
 static void gasnete_vis_move_mapped(int op, gasnet_node_t node, gasnete_vis_op_t *v) {
   char *l, *r;
   size_t n;
   while (gasnete_vis_next(v, &l, &r, &n)) {
     char *here = gasnete_local_addr(node, r);
-    if (op == GASNETE_OP_PUT) memmove(here, l, n);
-    else memmove(l, here, n);
+    if (op == GASNETE_OP_PUT) gasnete_copy_once(here, l, n);
+    else gasnete_copy_once(l, here, n);
   }
 }
 
