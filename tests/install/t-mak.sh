@@ -45,6 +45,20 @@ pc=$(sed -n 's/^prefix=//p' "$inst/lib/pkgconfig/gasnet-$CONDUIT-seq.pc")
 echo "make install prefix=\$TMP/inst: $CONDUIT-seq.mak GASNET_PREFIX ?= ${mak/$TMP/\$TMP}, gasnet-$CONDUIT-seq.pc prefix=${pc/$TMP/\$TMP}"
 [ "$mak" = "$inst" ] && [ "$pc" = "$inst" ] && echo "ok: both name the install prefix" \
   || { echo "FAIL: expected $inst in both"; fails=$((fails + 1)); }
+# The tools fragment follows the install prefix too, and a makefile that
+# includes it and a conduit fragment, in either order, keeps the conduit's
+# GASNET_* (as Berkeley's tests' makefile does).
+for order in "tools conduit" "conduit tools"; do
+  { for f in $order; do
+      case $f in tools) echo "include $inst/include/gasnet_tools-seq.mak" ;;
+                 *) echo "include $inst/include/$CONDUIT-conduit/$CONDUIT-seq.mak" ;; esac
+    done
+    printf 'all:\n\t@echo "$(GASNET_CPPFLAGS)|$(GASNETTOOLS_CPPFLAGS)"\n'; } >"$TMP/both.mk"
+  got=$(make -s -f "$TMP/both.mk")
+  want="-DGASNET_SEQ -DGASNET_CONDUIT_${CONDUIT^^} -I$inst/include -I$inst/include/$CONDUIT-conduit|-DGASNETT_THREAD_SINGLE -I$inst/include"
+  echo "fragments included as $order: ${got//$TMP/\$TMP}"
+  [ "$got" = "$want" ] || { echo "FAIL: expected ${want//$TMP/\$TMP}"; fails=$((fails + 1)); }
+done
 build_and_run seq "$inst"
 echo "== $CONDUIT-seq.mak: a GASNet-EX client"
 if make -f "$CLIENT_SRC/client.mk" GASNET_PREFIX="$inst" CONDUIT="$CONDUIT" MODE=seq \
