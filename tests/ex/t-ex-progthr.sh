@@ -47,6 +47,20 @@ echo "== exit7 -n 3"; echo "$out" | grep '^t_ex_progthr'
 echo "exit7: expected exit 7 and no FAILED line; got exit $rc"
 [ "$rc" = 7 ] && ! echo "$out" | grep -q FAILED || { fail "exit7"; echo "$out" | tail -6; }
 
+# The deferred thread's start and its join at exit under ThreadSanitizer
+# (the library built for it once, tests/lib/tsan.sh); udp only, the
+# liveness thread is the same for both conduits.
+. "$TOP/tests/lib/tsan.sh"
+tsan="$TMPDIR/tsan/t_ex_progthr"
+built=2
+[ "$CONDUIT" = udp ] && { tsan_build "$tsan" "$TOP/tests/ex/t_ex_progthr.c" -I"$TOP/tests/ex"; built=$?; }
+if [ $built = 0 ]; then
+  out=$(timeout -k 5 90 "$GASNETRUN" -n 2 "$tsan" defer 0 "$marker" 2>&1); rc=$?
+  tsan_check "-n 2 defer" 2 "$out" $rc "t_ex_progthr: node [0-9]*: ok" || { fail "TSan"; echo "$out" | tail -5; }
+elif [ $built = 1 ]; then
+  fail "the TSan build"
+fi
+
 # nothing left behind
 if ! hang_wait_gone 10 "0 s" "$marker"; then
   fails=$((fails + 1))

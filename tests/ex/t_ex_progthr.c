@@ -80,7 +80,8 @@ static void start_threads(gex_Client_t client) {
     pthread_t tid;
     T_EXPECT(pthread_create(&tid, NULL, p->gex_progress_fn, p->gex_progress_arg) == 0,
              "pthread_create");
-    pthread_detach(tid); /* the library ends it at exit */
+    /* Joinable, neither joined nor detached here: the library ends and
+     * joins it at exit (the description, gex_System_QueryProgressThreads). */
   }
 }
 
