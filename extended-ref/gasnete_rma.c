@@ -104,10 +104,20 @@ void gasnete_copy_once(void *dst, const void *src, size_t n) {
   }
   char *d = dst;
   const char *s = src;
-  while (n) {
+  uint64_t v;
+  while (n && ((uintptr_t)d & 7)) { /* up to the first aligned word */
     size_t w = gasnete_once_width((uintptr_t)d, n);
-    uint64_t v;
     memcpy(&v, s, w); /* one load of the source: a get's is shared too */
+    gasnete_once_store(d, &v, w);
+    d += w, s += w, n -= w;
+  }
+  for (; n >= 8; d += 8, s += 8, n -= 8) { /* the aligned words, one store each */
+    memcpy(&v, s, 8);
+    __atomic_store_n((uint64_t *)(void *)d, v, __ATOMIC_RELAXED);
+  }
+  while (n) { /* the tail */
+    size_t w = gasnete_once_width((uintptr_t)d, n);
+    memcpy(&v, s, w);
     gasnete_once_store(d, &v, w);
     d += w, s += w, n -= w;
   }
