@@ -82,14 +82,28 @@ static void gasnetc_am_check_context(int ex, int is_request, int category, int n
                      "2.4.5");
 }
 
+/* A Long's destination lies in the target EP's segment: the bound one of
+ * this process's EP, or the one its rank published for that index. A
+ * non-primordial EP not published here is checked where the message
+ * arrives only. */
+static inline int gasnetc_am_long_ok(gasnet_node_t dest, const gasnetc_pair_t *via,
+                                     const void *addr, size_t n) {
+  if (dest == gasnetc_g.mynode) {
+    const gasnetc_ep_t *ep = gasnetc_ep_at(via->remote);
+    return !ep || gasnetc_ep_contains(ep, addr, n); /* no EP: named by gasnetc_am_check */
+  }
+  if (via->remote && gasnetc_epview(via->remote)->seg[dest].size == 0) return 1;
+  return gasnetc_segment_contains(via->remote, dest, addr, n);
+}
+
 /* The context, then the arguments. */
 static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t dest,
-                             gasnet_handler_t handler, const void *src, size_t nbytes,
-                             void *dest_addr, int nargs)
+                             const gasnetc_pair_t *via, gasnet_handler_t handler,
+                             const void *src, size_t nbytes, void *dest_addr, int nargs)
     __attribute__((noinline, cold));
 static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t dest,
-                             gasnet_handler_t handler, const void *src, size_t nbytes,
-                             void *dest_addr, int nargs) {
+                             const gasnetc_pair_t *via, gasnet_handler_t handler,
+                             const void *src, size_t nbytes, void *dest_addr, int nargs) {
   gasnetc_am_check_context(ex, is_request, category, nargs);
   if (dest >= gasnetc_g.nodes)
     GASNETC_AM_FATAL("node %u does not exist (the job has %u nodes)",
@@ -106,12 +120,16 @@ static void gasnetc_am_check(int ex, int is_request, int category, gasnet_node_t
                      GASNETC_AM_MAX_LONG);
   if (nbytes && !src && category != GASNETC_AM_SHORT)
     GASNETC_AM_FATAL("NULL source_addr for %zu bytes", nbytes);
-  if (category >= GASNETC_AM_LONG &&
-      !gasnetc_segment_contains(dest, dest_addr, nbytes)) {
+  if (dest == gasnetc_g.mynode && !gasnetc_ep_at(via->remote))
+    GASNETC_AM_FATAL("EP %u of node %u (this one) does not exist", via->remote, (unsigned)dest);
+  if (category >= GASNETC_AM_LONG && !gasnetc_am_long_ok(dest, via, dest_addr, nbytes)) {
     char seg[80];
-    gasnetc_segment_format(dest, seg, sizeof seg);
-    GASNETC_AM_FATAL("destination [%p,+%zu) outside node %u's segment %s",
-                     dest_addr, nbytes, (unsigned)dest, seg);
+    gasnetc_segment_format(via->remote, dest, seg, sizeof seg);
+    if (via->remote == 0)
+      GASNETC_AM_FATAL("destination [%p,+%zu) outside node %u's segment %s", dest_addr, nbytes,
+                       (unsigned)dest, seg);
+    GASNETC_AM_FATAL("destination [%p,+%zu) outside the segment of node %u's EP %u %s",
+                     dest_addr, nbytes, (unsigned)dest, via->remote, seg);
   }
 }
 
@@ -121,7 +139,7 @@ static inline int gasnetc_am_context_suspect(const gasnetc_thread_t *th, int is_
          th->sd.open;
 }
 
-/* Run the handler here and now (dest == this node). */
+/* Run the handler here and now (dest == this node), in EP m->dst_ep. */
 static void gasnetc_am_loopback(const gasnetc_wire_msg_t *m, const void *src,
                                 size_t nbytes, void *dest_addr) {
   void *buf = NULL;
@@ -135,7 +153,7 @@ static void gasnetc_am_loopback(const gasnetc_wire_msg_t *m, const void *src,
     if (nbytes && src != dest_addr) memmove(dest_addr, src, nbytes);
   }
   GASNETC_STAT_ADD(loopback_msgs, 1);
-  gasnetc_handler_run(&gasnetc_g.ep0, gasnetc_g.mynode, m, buf, nbytes);
+  gasnetc_handler_run(gasnetc_ep_at(m->dst_ep), gasnetc_g.mynode, m, buf, nbytes);
 }
 
 static inline void gasnetc_am_count(int is_request, size_t nbytes) {
@@ -146,7 +164,7 @@ static inline void gasnetc_am_count(int is_request, size_t nbytes) {
 
 /* The decoded header of a message (args copied by the caller, if needed). */
 static inline void gasnetc_am_msg(gasnetc_wire_msg_t *m, int is_request, int category,
-                                  gasnet_node_t dest, gasnet_handler_t handler,
+                                  const gasnetc_pair_t *via, gasnet_handler_t handler,
                                   void *dest_addr, int nargs) {
   m->category = category == GASNETC_AM_SHORT    ? GASNETC_WIRE_SHORT
                 : category == GASNETC_AM_MEDIUM ? GASNETC_WIRE_MEDIUM
@@ -155,14 +173,9 @@ static inline void gasnetc_am_msg(gasnetc_wire_msg_t *m, int is_request, int cat
   m->nargs = (uint8_t)nargs;
   m->flags = (is_request ? 0 : GASNETC_WIRE_F_REPLY) |
              (category == GASNETC_AM_LONGASYNC ? GASNETC_WIRE_F_ASYNC : 0);
-  m->dest = 0;
-  if (m->category == GASNETC_WIRE_LONG) {
-#if defined(GASNET_SEGMENT_EVERYTHING)
-    m->dest = (uintptr_t)dest_addr;
-#else
-    m->dest = (uintptr_t)dest_addr - (uintptr_t)gasnetc_g.ep0.peer_seg[dest].addr;
-#endif
-  }
+  m->dst_ep = (uint8_t)via->remote;
+  m->src_ep = (uint8_t)via->ep->index;
+  m->dest = m->category == GASNETC_WIRE_LONG ? (uintptr_t)dest_addr : 0;
 }
 
 /* A transport failed to send (rc < 0): fatal, unless the job is ending. */
@@ -184,9 +197,10 @@ static int gasnetc_am_send_failed(int ex, int is_request, int category, int narg
  * is reusable on return). */
 GASNETI_HOT
 static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
-                           gasnet_node_t dest, gasnet_handler_t handler, const void *src,
-                           size_t nbytes, void *dest_addr, int nargs,
-                           const gasnet_handlerarg_t *args, uint32_t *lc) {
+                           gasnet_node_t dest, const gasnetc_pair_t *via,
+                           gasnet_handler_t handler, const void *src, size_t nbytes,
+                           void *dest_addr, int nargs, const gasnet_handlerarg_t *args,
+                           uint32_t *lc) {
   gasnetc_thread_t *th = &gasnetc_thread;
   /* Fast checks; any doubt goes to gasnetc_am_check, which names the problem. */
   if (GASNETC_UNLIKELY(gasnetc_am_context_suspect(th, is_request) || dest >= gasnetc_g.nodes ||
@@ -194,15 +208,16 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
                        handler == 0 ||
                        (category == GASNETC_AM_MEDIUM &&
                         nbytes > GASNETC_AM_MAX_MEDIUM) ||
+                       (dest == gasnetc_g.mynode && !gasnetc_ep_at(via->remote)) ||
                        (category >= GASNETC_AM_LONG &&
                         (nbytes > GASNETC_AM_MAX_LONG ||
-                         !gasnetc_segment_contains(dest, dest_addr, nbytes))) ||
+                         !gasnetc_am_long_ok(dest, via, dest_addr, nbytes))) ||
                        (nbytes && !src && category != GASNETC_AM_SHORT)))
-    gasnetc_am_check(ex, is_request, category, dest, handler, src, nbytes, dest_addr,
+    gasnetc_am_check(ex, is_request, category, dest, via, handler, src, nbytes, dest_addr,
                      nargs);
 
   gasnetc_wire_msg_t m;
-  gasnetc_am_msg(&m, is_request, category, dest, handler, dest_addr, nargs);
+  gasnetc_am_msg(&m, is_request, category, via, handler, dest_addr, nargs);
   if (m.category == GASNETC_WIRE_SHORT) nbytes = 0;
   if (dest == gasnetc_g.mynode) {
     gasnetc_am_count(is_request, nbytes);
@@ -212,8 +227,7 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
   }
 
   uint8_t hdr[GASNETC_WIRE_MAX_LEN];
-  size_t hlen = gasnetc_wire_encode(hdr, m.category, m.handler, m.flags, m.dest,
-                                    m.nargs, args);
+  size_t hlen = gasnetc_wire_encode(hdr, &m, args);
   int rc = gasnetc_route_send(dest, hdr, hlen, nbytes ? src : NULL, nbytes,
                               (is_request ? 0 : GASNETC_SEND_REPLY) |
                               (immediate ? GASNETC_SEND_IMMEDIATE : 0), lc);
@@ -227,8 +241,8 @@ GASNETI_HOT
 int gasnetc_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler,
                       void *src, size_t nbytes, void *dest_addr, int nargs,
                       const gasnet_handlerarg_t *args) {
-  int rc = gasnetc_am_send(GASNETC_NAME_G1, 0, 1, category, dest, handler, src, nbytes,
-                           dest_addr, nargs, args, NULL);
+  int rc = gasnetc_am_send(GASNETC_NAME_G1, 0, 1, category, dest, &gasnetc_g.ep0.pairs[0],
+                           handler, src, nbytes, dest_addr, nargs, args, NULL);
   /* A request is a poll point outside handlers: honour a remote exit. */
   gasnetc_exit_check();
   return rc;
@@ -255,8 +269,9 @@ int gasnetc_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler
                     void *src, size_t nbytes, void *dest_addr, int nargs,
                     const gasnet_handlerarg_t *args) {
   gasnetc_am_reply_token(GASNETC_NAME_G1, category, token, nargs);
-  return gasnetc_am_send(GASNETC_NAME_G1, 0, 0, category, token->src, handler, src, nbytes,
-                         dest_addr, nargs, args, NULL);
+  return gasnetc_am_send(GASNETC_NAME_G1, 0, 0, category, token->src,
+                         &token->ep->pairs[token->src_ep], handler, src, nbytes, dest_addr,
+                         nargs, args, NULL);
 }
 
 /* ---- GASNet-EX (gasnetex.h) ------------------------------------------------
@@ -307,6 +322,22 @@ static inline void gasnetc_am_lc(int category, gex_Event_t *lc_opt) {
     *lc_opt = GEX_EVENT_INVALID;
 }
 
+/* A client AM from an EP made without GEX_EP_CAPABILITY_AM (the
+ * description: erroneous). The library's own handlers (RMA, VIS) go from
+ * any EP. */
+static void gasnetc_am_not_capable(int ex, int category, int nargs, const gasnetc_pair_t *via)
+    __attribute__((noinline, cold, noreturn));
+static void gasnetc_am_not_capable(int ex, int category, int nargs, const gasnetc_pair_t *via) {
+  const int is_request = 1;
+  GASNETC_AM_FATAL("the local EP %u was created without GEX_EP_CAPABILITY_AM", via->ep->index);
+}
+static inline void gasnetc_am_cap_check(int ex, int category, int nargs, const gasnetc_pair_t *via,
+                                        gex_AM_Index_t handler) {
+  if (GASNETC_UNLIKELY(handler >= GASNETC_HANDLER_CLIENT_FIRST &&
+                       !(via->ep->caps & GEX_EP_CAPABILITY_AM)))
+    gasnetc_am_not_capable(ex, category, nargs, via);
+}
+
 GASNETI_HOT
 int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
                         const void *src, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt,
@@ -320,22 +351,24 @@ int gasnetc_AMRequestEx(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index
   if (GASNETC_UNLIKELY(flags & ~GASNETC_AM_FLAGS))
     gasnetc_am_flags_bad(GASNETC_NAME_EX, 1, category, nargs, flags);
   gasnetc_am_lc_check(GASNETC_NAME_EX, 1, category, nargs, lc_opt);
+  const gasnetc_pair_t *via = gasnetc_tm_via(tm);
+  gasnetc_am_cap_check(GASNETC_NAME_EX, category, nargs, via, handler);
   int rc = gasnetc_am_send(GASNETC_NAME_EX, (flags & GEX_FLAG_IMMEDIATE) != 0, 1, category, dest,
-                           handler, src, nbytes, dest_addr, nargs, args, NULL);
+                           via, handler, src, nbytes, dest_addr, nargs, args, NULL);
   if (rc == 0) gasnetc_am_lc(category, lc_opt);
   gasnetc_exit_check();
   return rc;
 }
 
 /* gasnetc_ext.h: a Long request whose source the transport may borrow. */
-int gasnetc_am_request_long_lc(gasnet_node_t node, gex_AM_Index_t handler, const void *src,
-                               size_t nbytes, void *dest_addr, gex_Flags_t flags,
+int gasnetc_am_request_long_lc(gex_TM_t pair, gasnet_node_t node, gex_AM_Index_t handler,
+                               const void *src, size_t nbytes, void *dest_addr, gex_Flags_t flags,
                                uint32_t *lc, int nargs, const gex_AM_Arg_t *args) {
   if (GASNETC_UNLIKELY(flags & ~GASNETC_AM_FLAGS))
     gasnetc_am_flags_bad(GASNETC_NAME_EX, 1, GASNETC_AM_LONG, nargs, flags);
   int rc = gasnetc_am_send(GASNETC_NAME_EX, (flags & GEX_FLAG_IMMEDIATE) != 0, 1,
-                           GASNETC_AM_LONG, node, handler, src, nbytes, dest_addr, nargs, args,
-                           lc);
+                           GASNETC_AM_LONG, node, gasnetc_tm_via(pair), handler, src, nbytes,
+                           dest_addr, nargs, args, lc);
   gasnetc_exit_check();
   return rc;
 }
@@ -349,8 +382,9 @@ int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
   if (GASNETC_UNLIKELY(flags & ~GASNETC_AM_FLAGS))
     gasnetc_am_flags_bad(GASNETC_NAME_EX, 0, category, nargs, flags);
   gasnetc_am_lc_check(GASNETC_NAME_EX, 0, category, nargs, lc_opt);
-  int rc = gasnetc_am_send(GASNETC_NAME_EX, 0, 0, category, token->src, handler, src, nbytes,
-                           dest_addr, nargs, args, NULL);
+  int rc = gasnetc_am_send(GASNETC_NAME_EX, 0, 0, category, token->src,
+                           &token->ep->pairs[token->src_ep], handler, src, nbytes, dest_addr,
+                           nargs, args, NULL);
   gasnetc_am_lc(category, lc_opt);
   return rc;
 }
@@ -369,6 +403,7 @@ int gasnetc_AMReplyEx(int category, gex_Token_t token, gex_AM_Index_t handler,
  * fixed-payload send. The SrcDesc is this thread's gasnetc_thread.sd. */
 
 static gex_AM_SrcDesc_t gasnetc_am_prepare(int is_request, int category, gasnet_node_t dest,
+                                           const gasnetc_pair_t *via,
                                            const void *client_buf, size_t least, size_t most,
                                            void *dest_addr, gex_Event_t *lc_opt,
                                            gex_Flags_t flags, unsigned numargs) {
@@ -426,6 +461,7 @@ static gex_AM_SrcDesc_t gasnetc_am_prepare(int is_request, int category, gasnet_
   sd->lent = (uint8_t)lent;
   sd->discard = (uint8_t)discard;
   sd->dest = dest;
+  sd->via = via;
   sd->client_buf = client_buf;
   sd->dest_addr = category == GASNETC_AM_LONG ? dest_addr : NULL;
   sd->lc_opt = lc_opt;
@@ -439,16 +475,16 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const
                                              gex_Event_t *lc_opt, gex_Flags_t flags,
                                              unsigned int numargs) {
   gasnet_node_t dest = gasnetc_tm_jobrank(tm, rank, "gex_AM_PrepareRequestMedium");
-  return gasnetc_am_prepare(1, GASNETC_AM_MEDIUM, dest, client_buf, least_payload, most_payload,
-                            NULL, lc_opt, flags, numargs);
+  return gasnetc_am_prepare(1, GASNETC_AM_MEDIUM, dest, gasnetc_tm_via(tm), client_buf,
+                            least_payload, most_payload, NULL, lc_opt, flags, numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
                                            size_t least_payload, size_t most_payload,
                                            void *dest_addr, gex_Event_t *lc_opt,
                                            gex_Flags_t flags, unsigned int numargs) {
   gasnet_node_t dest = gasnetc_tm_jobrank(tm, rank, "gex_AM_PrepareRequestLong");
-  return gasnetc_am_prepare(1, GASNETC_AM_LONG, dest, client_buf, least_payload, most_payload,
-                            dest_addr, lc_opt, flags, numargs);
+  return gasnetc_am_prepare(1, GASNETC_AM_LONG, dest, gasnetc_tm_via(tm), client_buf,
+                            least_payload, most_payload, dest_addr, lc_opt, flags, numargs);
 }
 /* "Calls to Prepare are permitted in the same places as the corresponding
  * fixed-payload AM injection call": a reply's only in a request handler,
@@ -458,16 +494,18 @@ gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client
                                            gex_Event_t *lc_opt, gex_Flags_t flags,
                                            unsigned int numargs) {
   gasnetc_am_reply_token(GASNETC_NAME_PREPARE, GASNETC_AM_MEDIUM, token, (int)numargs);
-  return gasnetc_am_prepare(0, GASNETC_AM_MEDIUM, token->src, client_buf, least_payload,
-                            most_payload, NULL, lc_opt, flags, numargs);
+  return gasnetc_am_prepare(0, GASNETC_AM_MEDIUM, token->src, &token->ep->pairs[token->src_ep],
+                            client_buf, least_payload, most_payload, NULL, lc_opt, flags,
+                            numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,
                                          size_t least_payload, size_t most_payload,
                                          void *dest_addr, gex_Event_t *lc_opt,
                                          gex_Flags_t flags, unsigned int numargs) {
   gasnetc_am_reply_token(GASNETC_NAME_PREPARE, GASNETC_AM_LONG, token, (int)numargs);
-  return gasnetc_am_prepare(0, GASNETC_AM_LONG, token->src, client_buf, least_payload,
-                            most_payload, dest_addr, lc_opt, flags, numargs);
+  return gasnetc_am_prepare(0, GASNETC_AM_LONG, token->src, &token->ep->pairs[token->src_ep],
+                            client_buf, least_payload, most_payload, dest_addr, lc_opt, flags,
+                            numargs);
 }
 
 /* The SrcDesc given to a Commit or a query: this thread's, open. */
@@ -534,6 +572,7 @@ static int gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
                        (category == GASNETC_AM_LONG && sd->dest_addr &&
                         sd->dest_addr != dest_addr)))
     gasnetc_am_commit_check(is_request, category, sd, nbytes, dest_addr, nargs);
+  if (is_request) gasnetc_am_cap_check(ex, category, nargs, sd->via, handler);
   /* Consumed now: a handler run while this sends may Prepare its reply. */
   struct gasnetc_srcdesc d = *sd;
   sd->open = 0;
@@ -542,20 +581,21 @@ static int gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
     /* client_buf, no buffer taken: the fixed-payload send, which blocks
      * for room ("The Commit-time behavior is unaffected by" Prepare's
      * IMMEDIATE) unless the Commit itself says IMMEDIATE. */
-    if (gasnetc_am_send(ex, immediate && is_request, is_request, category, dest, handler,
+    if (gasnetc_am_send(ex, immediate && is_request, is_request, category, dest, d.via, handler,
                         d.client_buf, nbytes, dest_addr, nargs, args, NULL)) {
       *sd = d; /* a handler run meanwhile used and closed th->sd for its own reply */
       return 1;
     }
   } else {
     if (GASNETC_UNLIKELY(handler == 0 ||
+                         (dest == gasnetc_g.mynode && !gasnetc_ep_at(d.via->remote)) ||
                          (category == GASNETC_AM_LONG &&
-                          !gasnetc_segment_contains(dest, dest_addr, nbytes))))
-      gasnetc_am_check(ex, is_request, category, dest, handler, d.lend.buf, nbytes, dest_addr,
-                       nargs);
+                          !gasnetc_am_long_ok(dest, d.via, dest_addr, nbytes))))
+      gasnetc_am_check(ex, is_request, category, dest, d.via, handler, d.lend.buf, nbytes,
+                       dest_addr, nargs);
     if (d.client_buf && nbytes) memcpy(d.lend.buf, d.client_buf, nbytes);
     gasnetc_wire_msg_t m;
-    gasnetc_am_msg(&m, is_request, category, dest, handler, dest_addr, nargs);
+    gasnetc_am_msg(&m, is_request, category, d.via, handler, dest_addr, nargs);
     if (GASNETC_UNLIKELY(d.discard)) {
       /* the job is ending and dest is gone: nothing to send */
     } else if (dest == gasnetc_g.mynode) {
@@ -566,8 +606,7 @@ static int gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
       gasnetc_am_loopback(&m, d.lend.buf, nbytes, dest_addr);
     } else {
       uint8_t hdr[GASNETC_WIRE_MAX_LEN];
-      size_t hlen = gasnetc_wire_encode(hdr, m.category, m.handler, m.flags, m.dest, m.nargs,
-                                        args);
+      size_t hlen = gasnetc_wire_encode(hdr, &m, args);
       int rc = gasnetc_route_commit(&d.lend, hdr, hlen, nbytes);
       gasnetc_am_count(is_request, nbytes);
       if (GASNETC_UNLIKELY(rc)) gasnetc_am_send_failed(ex, is_request, category, nargs, dest, rc);

@@ -6,8 +6,8 @@
  * queries. The AM calls themselves are in gasnetc_am.c.
  *
  * The handles are pointers to the core's objects (gasnetc_internal.h). A
- * TM-pair is the EP's address with its low bit set: it names job ranks,
- * and only remote EP index 0 exists.
+ * TM-pair is the address of one of its EP's pairs with the low bit set
+ * (gasnetc_ep.c): it names job ranks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +23,6 @@
 static inline int gasnetc_tm_is_pair(gex_TM_t tm) {
   return ((uintptr_t)tm & GASNETC_TM_PAIR_BIT) != 0;
 }
-static inline gasnetc_ep_t *gasnetc_tm_pair_ep(gex_TM_t tm) {
-  return (gasnetc_ep_t *)((uintptr_t)tm & ~GASNETC_TM_PAIR_BIT);
-}
-
-gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
-  if (!local_ep || remote_ep_index != 0)
-    gasnetc_fatal("gex_TM_Pair: %s (GASNET_MAXEPS is %d: only EP index 0 exists)",
-                  local_ep ? "remote EP index is not 0" : "GEX_EP_INVALID", GASNET_MAXEPS);
-  return (gex_TM_t)((uintptr_t)local_ep | GASNETC_TM_PAIR_BIT);
-}
 
 gasnet_node_t gasnetc_tm_jobrank(gex_TM_t tm, gex_Rank_t rank, const char *fname) {
   if (GASNETC_UNLIKELY(!tm)) gasnetc_fatal("%s: the team is GEX_TM_INVALID", fname);
@@ -43,9 +33,7 @@ gasnet_node_t gasnetc_tm_jobrank(gex_TM_t tm, gex_Rank_t rank, const char *fname
   return gasnetc_tm_is_pair(tm) ? rank : gasnetc_team_jobrank(tm, rank);
 }
 
-static gasnetc_ep_t *gasnetc_tm_ep(gex_TM_t tm) {
-  return gasnetc_tm_is_pair(tm) ? gasnetc_tm_pair_ep(tm) : tm->ep;
-}
+static gasnetc_ep_t *gasnetc_tm_ep(gex_TM_t tm) { return gasnetc_tm_via(tm)->ep; }
 
 gex_Client_t gex_TM_QueryClient(gex_TM_t tm) { return gasnetc_tm_ep(tm)->client; }
 gex_EP_t gex_TM_QueryEP(gex_TM_t tm) { return gasnetc_tm_ep(tm); }
@@ -110,7 +98,7 @@ void gex_Client_SetCData(gex_Client_t client, const void *val) { client->cdata =
 void *gex_Client_QueryCData(gex_Client_t client) { return client->cdata; }
 
 gex_Client_t gex_EP_QueryClient(gex_EP_t ep) { return ep->client; }
-gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) { (void)ep; return 0; }
+gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) { return ep->flags; }
 gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) { return ep->seg; }
 gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) { return (gex_EP_Index_t)ep->index; }
 void gex_EP_SetCData(gex_EP_t ep, const void *val) { ep->cdata = (void *)val; }
@@ -251,7 +239,7 @@ int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentrie
 gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask) {
   if (!token || token->magic != GASNETC_TOKEN_MAGIC || !info)
     gasnetc_fatal("gex_Token_Info: not the token of a running handler, or a NULL info");
-  gasnetc_ep_t *ep = &gasnetc_g.ep0;
+  gasnetc_ep_t *ep = token->ep;
   if (mask & GEX_TI_SRCRANK) info->gex_srcrank = token->src;
   if (mask & GEX_TI_EP) info->gex_ep = ep;
   if (mask & GEX_TI_ENTRY) info->gex_entry = &ep->entries[token->handler];
@@ -332,19 +320,10 @@ uint64_t gex_System_QueryMaxThreads(void) {
 #endif
 }
 
-/* ---- [PROPOSED] memory kinds and endpoints --------------------------------------
- * One EP per process and host memory only here: a documented error and a
- * message (unless gex_System_SetVerboseErrors(0)), nothing changed.
- * gex_Segment_Create and gex_EP_BindSegment: gasnetc_segment.c. */
-
-int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities,
-                  gex_Flags_t flags) {
-  (void)ep_p; (void)client; (void)capabilities; (void)flags;
-  return gasnetc_soft_error(GASNET_ERR_RESOURCE, "gex_EP_Create",
-                            "only the primordial EP exists here (GASNET_MAXEPS 1; the "
-                            "description provides more for ibv, ofi and ucx only) "
-                            "(GASNET_ERR_RESOURCE)");
-}
+/* ---- [PROPOSED] memory kinds --------------------------------------------------
+ * Host memory only here: a documented error and a message (unless
+ * gex_System_SetVerboseErrors(0)), nothing changed. gex_EP_Create:
+ * gasnetc_ep.c; gex_Segment_Create and gex_EP_BindSegment: gasnetc_segment.c. */
 
 /* A kind made by gex_MK_Create: host memory is the only class here. */
 #define GASNETC_MK_MAGIC 0x4d4b484fu /* "MKHO" */

@@ -67,9 +67,18 @@ static inline gasnet_node_t gasnetc_team_jobrank(const gasnetc_team_t *tm, gasne
  * messages. */
 int gasnetc_node_crowded(gasnet_node_t r);
 
-/* A TM-pair (gex_TM_Pair) is its EP's address with this bit set: it names
- * job ranks. */
+/* A TM-pair (gex_TM_Pair(ep, i)) is the address of ep->pairs[i] with this
+ * bit set: it names job ranks, and in each the EP of index i. */
 #define GASNETC_TM_PAIR_BIT ((uintptr_t)1)
+typedef struct gasnetc_pair {
+  struct gasnetc_ep *ep; /* the local EP */
+  unsigned remote;       /* the remote EP's index */
+} gasnetc_pair_t;
+/* tm's pair, or NULL when tm is a team (whose members are primordial EPs). */
+static inline const gasnetc_pair_t *gasnetc_tm_pair(gex_TM_t tm) {
+  return (uintptr_t)tm & GASNETC_TM_PAIR_BIT
+             ? (const gasnetc_pair_t *)((uintptr_t)tm & ~GASNETC_TM_PAIR_BIT) : NULL;
+}
 /* (tm, rank) -> job rank, tm a team or a TM-pair, in a job of jobsize
  * ranks; GEX_RANK_INVALID when tm or rank is invalid. */
 static inline gex_Rank_t gasnetc_tm_rank_fast(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t jobsize) {
@@ -79,15 +88,30 @@ static inline gex_Rank_t gasnetc_tm_rank_fast(gex_TM_t tm, gex_Rank_t rank, gex_
 /* The same, fatal (naming fname and the problem) when invalid (gasnetc_ex.c). */
 gasnet_node_t gasnetc_tm_jobrank(gex_TM_t tm, gex_Rank_t rank, const char *fname);
 
-/* Where each rank's segment is mapped in this process: [nodes], NULL for a
- * rank whose segment is reachable only through messages. Valid from the
- * extension's attach step on (gasnetc_segment.c). */
-void *const *gasnetc_segment_local(void);
+/* What this process knows of the EPs of one index in every rank: their
+ * bound segments as published to it (gex_Segment_Attach, or
+ * gex_EP_PublishBoundSegment; {NULL, 0}: none known), and where each is
+ * mapped here (its own, and the neighbourhood's: gasnetc_segment.c), else
+ * NULL. Made on first use, by any thread, and never freed. */
+typedef struct gasnetc_epview {
+  gasnet_seginfo_t *seg;           /* [nodes] */
+  void **local;                    /* [nodes] */
+  struct gasnetc_segpeer *peer;    /* [nodes]: the core's own */
+} gasnetc_epview_t;
+gasnetc_epview_t *gasnetc_epview(unsigned idx);
+/* The bound segment of tm's local EP, and of this process's EP of index
+ * idx ({NULL, 0}: none, or no such EP). */
+gasnet_seginfo_t gasnetc_tm_own_segment(gex_TM_t tm);
+gasnet_seginfo_t gasnetc_ep_segment(unsigned idx);
+/* Fatal, naming fname, unless tm's local EP was created with every
+ * capability of caps (GEX_EP_CAPABILITY_*). */
+void gasnetc_tm_need(gex_TM_t tm, gex_EP_Capabilities_t caps, const char *fname);
 
-/* Run EP 0's client handler idx here, now, as a 0-argument Medium reply
- * from src with buf[nbytes] (the VIS peer completion); fatal, naming
- * fname, unless it was registered for that (gasnetc_handler.c). */
-void gasnetc_handler_run_reply_medium(const char *fname, gasnet_node_t src, gex_AM_Index_t idx,
+/* Run client handler idx of the EP token's message came to, here, now, as
+ * a 0-argument Medium reply from its sender with buf[nbytes] (the VIS peer
+ * completion); fatal, naming fname, unless it was registered for that
+ * (gasnetc_handler.c). */
+void gasnetc_handler_run_reply_medium(const char *fname, gex_Token_t token, gex_AM_Index_t idx,
                                       void *buf, size_t nbytes);
 
 /* gex_AM_RequestLongM(pair, node, handler, src, nbytes, dest_addr,
@@ -98,7 +122,8 @@ void gasnetc_handler_run_reply_medium(const char *fname, gasnet_node_t src, gex_
  * taken from (release order) once src may change, possibly on another
  * thread in a PAR build. The caller keeps src unchanged and *lc alive
  * until *lc drops to what it was. Returns as gex_AM_RequestLong*. */
-int gasnetc_am_request_long_lc(gasnet_node_t node, gex_AM_Index_t handler, const void *src,
+int gasnetc_am_request_long_lc(gex_TM_t pair, gasnet_node_t node, gex_AM_Index_t handler,
+                               const void *src,
                                size_t nbytes, void *dest_addr, gex_Flags_t flags,
                                uint32_t *lc, int nargs, const gex_AM_Arg_t *args);
 

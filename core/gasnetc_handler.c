@@ -147,6 +147,16 @@ int gasnetc_handler_init(gasnetc_ep_t *ep) {
   return rc;
 }
 
+void gasnetc_handler_inherit(gasnetc_ep_t *ep) {
+  const gasnetc_ep_t *ep0 = &gasnetc_g.ep0;
+  for (int h = GASNETC_HANDLER_CLIENT_FIRST; h <= GASNETC_HANDLER_CLIENT_LAST; h++) {
+    gasnetc_handler_fn_t fn = __atomic_load_n(&ep0->handlers[h], __ATOMIC_ACQUIRE);
+    if (!fn) continue;
+    gex_AM_Entry_t e = ep0->entries[h];
+    gasnetc_ep_set(ep, h, &e);
+  }
+}
+
 /* ---- per-thread buffers -------------------------------------------------- */
 
 #define GASNETC_THREAD_BUFS 4 /* handler nesting depths with a cached buffer */
@@ -229,8 +239,8 @@ void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire
                   m->flags & GASNETC_WIRE_F_ASYNC ? "LongAsync" : gasnetc_category_name(m->category),
                   (unsigned)m->nargs, (unsigned)m->handler, (unsigned)gasnetc_g.mynode,
                   (unsigned)src);
-  struct gasnetc_token token = { GASNETC_TOKEN_MAGIC, src, (uint8_t)is_request, 0,
-                                 m->handler, m->category == GASNETC_WIRE_LONG };
+  struct gasnetc_token token = { GASNETC_TOKEN_MAGIC, src, ep, m->src_ep, (uint8_t)is_request,
+                                 0, m->handler, m->category == GASNETC_WIRE_LONG };
   gasnet_token_t tok = &token;
   gasnetc_thread_t *th = &gasnetc_thread;
   struct gasnetc_token *outer = th->token;
@@ -258,38 +268,30 @@ void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire
   else GASNETC_STAT_ADD(replies_handled, 1);
 }
 
-/* Run EP 0's handler idx here, now, as a 0-argument Medium reply from src
- * carrying buf[nbytes]: the VIS peer completion (gasnet_vis.h), which the
- * description delivers to "a 0-argument AM Medium Reply handler" at the
- * peer, from inside the extension's request handler (a nested handler, as
- * a loopback reply would be). Fatal, naming fname, unless idx was
- * registered for Medium replies with no arguments. */
-void gasnetc_handler_run_reply_medium(const char *fname, gasnet_node_t src, gex_AM_Index_t idx,
+/* Run handler idx of the EP token's message came to, here, now, as a
+ * 0-argument Medium reply from its sender carrying buf[nbytes]: the VIS
+ * peer completion (gasnet_vis.h), which the description delivers to "a
+ * 0-argument AM Medium Reply handler" at the peer, from inside the
+ * extension's request handler (a nested handler, as a loopback reply would
+ * be). Fatal, naming fname, unless idx was registered for Medium replies
+ * with no arguments. */
+void gasnetc_handler_run_reply_medium(const char *fname, gex_Token_t token, gex_AM_Index_t idx,
                                       void *buf, size_t nbytes) {
-  const gex_AM_Entry_t *e = &gasnetc_g.ep0.entries[idx];
+  gasnetc_ep_t *ep = token->ep;
+  const gex_AM_Entry_t *e = &ep->entries[idx];
   gex_Flags_t want = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY;
-  if (gasnetc_g.ep0.handlers[idx] && ((e->gex_flags & want) != want || e->gex_nargs != 0))
+  if (ep->handlers[idx] && ((e->gex_flags & want) != want || e->gex_nargs != 0))
     gasnetc_fatal("%s: handler %u on node %u is registered with flags %#x and %u arguments; "
                   "a peer completion handler must be registered with GEX_FLAG_AM_MEDIUM | "
                   "GEX_FLAG_AM_REPLY and 0 arguments", fname, (unsigned)idx,
                   (unsigned)gasnetc_g.mynode, (unsigned)e->gex_flags, (unsigned)e->gex_nargs);
   gasnetc_wire_msg_t m = { .category = GASNETC_WIRE_MEDIUM, .handler = idx, .nargs = 0,
-                           .flags = GASNETC_WIRE_F_REPLY };
-  gasnetc_handler_run(&gasnetc_g.ep0, src, &m, buf, nbytes);
+                           .flags = GASNETC_WIRE_F_REPLY, .dst_ep = (uint8_t)ep->index,
+                           .src_ep = token->src_ep };
+  gasnetc_handler_run(ep, token->src, &m, buf, nbytes);
 }
 
 /* ---- transport callbacks ------------------------------------------------- */
-
-/* Where a Long's destination lies on this node: the offset is from the
- * segment this node published (attached, or bound and published), which is
- * the base its peers computed it from. */
-static inline void *gasnetc_long_dest(uint64_t dest) {
-#if defined(GASNET_SEGMENT_EVERYTHING)
-  return (void *)(uintptr_t)dest;
-#else
-  return (void *)((uintptr_t)gasnetc_g.ep0.peer_seg[gasnetc_g.mynode].addr + (uintptr_t)dest);
-#endif
-}
 
 void *gasnetc_place_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
                        size_t paylen) {
@@ -298,23 +300,38 @@ void *gasnetc_place_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
   if (gasnetc_wire_decode(hdr, hdrlen, &m) || m.category != GASNETC_WIRE_LONG ||
       paylen == 0)
     return NULL;
-  void *dst = gasnetc_long_dest(m.dest);
+  const gasnetc_ep_t *ep = gasnetc_ep_at(m.dst_ep);
+  void *dst = (void *)(uintptr_t)m.dest;
   /* Out of range: let the transport buffer it; deliver names the error. */
-  return gasnetc_segment_contains(gasnetc_g.mynode, dst, paylen) ? dst : NULL;
+  return ep && gasnetc_ep_contains(ep, dst, paylen) ? dst : NULL;
 }
 
-/* ctx: the transport's gasnetc_tp_t (NULL for the core's own loopback);
- * frames go to its client's EP 0, the only EP the wire names so far. */
+/* The EP a frame from src names: fatal when this process has none of that
+ * index, or it takes no client AMs (a sender's error the sender cannot see). */
+static gasnetc_ep_t *gasnetc_deliver_ep(uint32_t src, const gasnetc_wire_msg_t *m) {
+  gasnetc_ep_t *ep = gasnetc_ep_at(m->dst_ep);
+  if (GASNETC_UNLIKELY(!ep))
+    gasnetc_fatal("node %u sent an AM to EP %u of node %u, which has no such EP", (unsigned)src,
+                  (unsigned)m->dst_ep, (unsigned)gasnetc_g.mynode);
+  if (GASNETC_UNLIKELY(m->handler >= GASNETC_HANDLER_CLIENT_FIRST &&
+                       !(ep->caps & GEX_EP_CAPABILITY_AM)))
+    gasnetc_fatal("node %u sent a client AM (handler %u) to EP %u of node %u, which was created "
+                  "without GEX_EP_CAPABILITY_AM", (unsigned)src, (unsigned)m->handler,
+                  (unsigned)m->dst_ep, (unsigned)gasnetc_g.mynode);
+  return ep;
+}
+
+/* ctx: the transport's gasnetc_tp_t (NULL for the core's own loopback). */
 GASNETI_HOT
 void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
                         void *payload, size_t paylen) {
   gasnetc_wire_msg_t m;
-  const gasnetc_tp_t *tp = ctx;
-  gasnetc_client_t *client = tp ? tp->client : &gasnetc_g;
+  (void)ctx;
   if (GASNETC_UNLIKELY(src >= gasnetc_g.nodes ||
                        gasnetc_wire_decode(hdr, hdrlen, &m)))
     gasnetc_fatal("received a malformed AM header (%zu bytes) from node %u",
                   hdrlen, (unsigned)src);
+  gasnetc_ep_t *ep = gasnetc_deliver_ep(src, &m);
   gasnetc_thread.in_callback++;
   void *buf = payload;
   switch (m.category) {
@@ -339,13 +356,13 @@ void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
     }
     break;
   case GASNETC_WIRE_LONG: {
-    void *dst = gasnetc_long_dest(m.dest);
-    if (GASNETC_UNLIKELY(!gasnetc_segment_contains(gasnetc_g.mynode, dst, paylen))) {
+    void *dst = (void *)(uintptr_t)m.dest;
+    if (GASNETC_UNLIKELY(!gasnetc_ep_contains(ep, dst, paylen))) {
       char seg[80];
-      gasnetc_segment_format(gasnetc_g.mynode, seg, sizeof seg);
+      gasnetc_segment_format(ep->index, gasnetc_g.mynode, seg, sizeof seg);
       gasnetc_fatal("received an AM Long from node %u with destination "
-                    "[%p,+%zu) outside this node's segment %s; dropped",
-                    (unsigned)src, dst, paylen, seg);
+                    "[%p,+%zu) outside this node's segment %s (EP %u); dropped",
+                    (unsigned)src, dst, paylen, seg, ep->index);
     }
     if (paylen && payload != dst) { /* the transport buffered it */
       memcpy(dst, payload, paylen);
@@ -356,7 +373,7 @@ void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
   }
   }
   GASNETC_STAT_ADD(payload_bytes_received, paylen);
-  gasnetc_handler_run(&client->ep0, src, &m, buf, paylen);
+  gasnetc_handler_run(ep, src, &m, buf, paylen);
   gasnetc_thread.in_callback--;
 }
 

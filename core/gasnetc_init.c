@@ -179,14 +179,13 @@ typedef struct {
  * attach) and team 0, every rank in job order. */
 static void gasnetc_objects_init(void) {
   gasnetc_client_t *g = &gasnetc_g;
-  g->ep0.index = 0;
-  g->ep0.client = g;
   g->tm0.id = 0;
   g->tm0.rank = g->mynode;
   g->tm0.size = g->nodes;
   g->tm0.ep = &g->ep0;
   g->seg0.client = g;
-  if (gasnetc_handler_init(&g->ep0) != GASNET_OK)
+  g->seg0.fd = -1;
+  if (gasnetc_ep_init(&g->ep0, 0, GEX_EP_CAPABILITY_ALL, 0) != GASNET_OK)
     gasnetc_fatal("gasnet_init: the library's own handler tables conflict");
   if (gasnetc_wait_init() != 0)
     gasnetc_fatal("gasnet_init: cannot create the epoll set of the wait");
@@ -337,14 +336,13 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
   size_t stride = sizeof(gasnetc_attach_rec_t) + naddr;
   gasnetc_attach_rec_t *rec = calloc(1, stride);
   char *all = malloc(stride * n);
-  if (!gasnetc_g.ep0.peer_seg) gasnetc_g.ep0.peer_seg = calloc(n, sizeof *gasnetc_g.ep0.peer_seg);
-  if (!rec || !all || !gasnetc_g.ep0.peer_seg)
+  if (!rec || !all)
     gasnetc_fatal("%s: out of memory for the tables of %u nodes", call, (unsigned)n);
   if (with_seg) {
     rec->seg_addr = (uintptr_t)myseg->addr;
     rec->seg_size = myseg->size;
     rec->minheapoffset = minheapoffset;
-    rec->seg_handle = gasnetc_segment_handle();
+    rec->seg_handle = gasnetc_segment_handle(&gasnetc_g.seg0);
   }
   for (unsigned i = 0; i < gasnetc_g.ntp && with_addrs; i++) {
     gasnetc_tp_t *tp = &gasnetc_g.tp[i];
@@ -357,9 +355,8 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
     gasnetc_fatal("%s: the bootstrap exchange failed", call);
   for (gasnet_node_t i = 0; i < n && with_seg; i++) {
     const gasnetc_attach_rec_t *r = (const gasnetc_attach_rec_t *)(all + stride * i);
-    gasnetc_g.ep0.peer_seg[i].addr = (void *)(uintptr_t)r->seg_addr;
-    gasnetc_g.ep0.peer_seg[i].size = (uintptr_t)r->seg_size;
-    gasnetc_segment_handle_set(i, r->seg_handle);
+    gasnet_seginfo_t seg = { (void *)(uintptr_t)r->seg_addr, (uintptr_t)r->seg_size };
+    gasnetc_segment_learn(0, i, &seg, r->seg_handle);
     if (r->minheapoffset != minheapoffset && gasnetc_g.mynode == 0)
       fprintf(stderr, "GASNet: gasnet_attach: warning: node %u passed "
               "minheapoffset %lu, node 0 %lu; all nodes must pass the same "
@@ -411,6 +408,7 @@ int gasnetc_connect(const char *call) {
 static void gasnetc_segment_bind(const gasnet_seginfo_t *seg) {
   gasnetc_g.seg0.addr = seg->addr;
   gasnetc_g.seg0.size = seg->size;
+  gasnetc_g.seg0.bound = 1;
   gasnetc_g.ep0.seg = &gasnetc_g.seg0;
 }
 
@@ -429,45 +427,61 @@ static void gasnetc_attach_finish(const char *call, int am_barrier) {
  * gex_EP_PublishBoundSegment over any team) -------------------------------------
  * Once the transports are up, a rank waiting in the bootstrap would leave
  * unanswered the frames its peers resend (gasnetc_sync): every member sends
- * its segment (and its memfd's pid, fd: gasnetc_segment.c) to every other
- * in a Short7 and polls for theirs. A member that publishes nothing in this
- * call still sends, so that all count the same arrivals. The arrivals are
- * counted by the parity of the exchange: a member can be one exchange
- * ahead of another (it left having heard from all), never two. */
+ * the segments of the EPs it publishes (and their memfds' pid, fd:
+ * gasnetc_segment.c) to every other in one Medium and polls for theirs. A
+ * member that publishes nothing in this call still sends, so that all count
+ * the same arrivals. The arrivals are counted by the parity of the
+ * exchange: a member can be one exchange ahead of another (it left having
+ * heard from all), never two. */
 static uint32_t gasnetc_seginfo_got[2];
 static uint32_t gasnetc_seginfo_phase;
 
-void gasnetc_seginfo_handler(gasnet_token_t token, gasnet_handlerarg_t ahi,
-                             gasnet_handlerarg_t alo, gasnet_handlerarg_t shi,
-                             gasnet_handlerarg_t slo, gasnet_handlerarg_t pid,
-                             gasnet_handlerarg_t fd, gasnet_handlerarg_t how) {
-  if (how & 1) {
-    gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[token->src];
-    s->addr = (void *)(uintptr_t)(((uint64_t)(uint32_t)ahi << 32) | (uint32_t)alo);
-    s->size = (uintptr_t)(((uint64_t)(uint32_t)shi << 32) | (uint32_t)slo);
-    gasnetc_seg_handle_t h = { pid, fd };
-    gasnetc_segment_handle_set(token->src, h);
+/* One published segment, in the Medium's payload (host byte order: the
+ * ranks of a job share one ABI). */
+typedef struct {
+  uint64_t addr, size;
+  uint32_t index, zero; /* zero: no padding byte goes out unwritten */
+  gasnetc_seg_handle_t h;
+} gasnetc_seginfo_rec_t;
+
+void gasnetc_seginfo_handler(gasnet_token_t token, void *buf, size_t nbytes,
+                             gasnet_handlerarg_t parity) {
+  gasnetc_seginfo_rec_t rec;
+  if (nbytes % sizeof rec)
+    gasnetc_fatal("a segment record of %zu bytes from node %u", nbytes, (unsigned)token->src);
+  for (size_t off = 0; off < nbytes; off += sizeof rec) {
+    memcpy(&rec, (char *)buf + off, sizeof rec);
+    if (rec.index >= GASNET_MAXEPS)
+      gasnetc_fatal("node %u published EP index %u (GASNET_MAXEPS is %d)",
+                    (unsigned)token->src, (unsigned)rec.index, GASNET_MAXEPS);
+    gasnet_seginfo_t s = { (void *)(uintptr_t)rec.addr, (uintptr_t)rec.size };
+    gasnetc_segment_learn(rec.index, token->src, &s, rec.h);
   }
-  __atomic_fetch_add(&gasnetc_seginfo_got[(how >> 1) & 1], 1, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&gasnetc_seginfo_got[parity & 1], 1, __ATOMIC_RELEASE);
 }
 
-/* Exchange among tm's members (every rank when tm is NULL); myseg NULL:
- * this member publishes nothing now. */
-static void gasnetc_seginfo_exchange(const gasnetc_team_t *tm, const gasnet_seginfo_t *myseg) {
+/* Exchange among tm's members (every rank when tm is NULL) the bound
+ * segments of eps[0..num_eps); an EP with none publishes nothing (Berkeley's
+ * testsegment publishes before it binds). */
+static void gasnetc_seginfo_exchange(const gasnetc_team_t *tm, gasnetc_ep_t *const *eps,
+                                     size_t num_eps) {
   gasnet_node_t me = tm ? tm->rank : gasnetc_g.mynode, n = tm ? tm->size : gasnetc_g.nodes;
   uint32_t parity = gasnetc_seginfo_phase++ & 1;
-  uint64_t a = myseg ? (uintptr_t)myseg->addr : 0, sz = myseg ? myseg->size : 0;
-  gasnetc_seg_handle_t h = gasnetc_segment_handle();
-  gasnet_handlerarg_t args[7] = { (gasnet_handlerarg_t)(a >> 32), (gasnet_handlerarg_t)a,
-                                  (gasnet_handlerarg_t)(sz >> 32), (gasnet_handlerarg_t)sz,
-                                  h.pid, h.fd, (gasnet_handlerarg_t)(parity << 1 | !!myseg) };
-  if (myseg) {
-    gasnetc_g.ep0.peer_seg[gasnetc_g.mynode] = *myseg;
-    gasnetc_segment_handle_set(gasnetc_g.mynode, h);
+  gasnetc_seginfo_rec_t recs[GASNET_MAXEPS];
+  size_t nrec = 0;
+  for (size_t i = 0; i < num_eps; i++) {
+    const gasnetc_segment_t *s = eps[i]->seg;
+    if (!s) continue;
+    recs[nrec] = (gasnetc_seginfo_rec_t){ (uintptr_t)s->addr, s->size, eps[i]->index, 0,
+                                          gasnetc_segment_handle(s) };
+    gasnet_seginfo_t si = { s->addr, s->size };
+    gasnetc_segment_learn(eps[i]->index, gasnetc_g.mynode, &si, recs[nrec++].h);
   }
+  gasnet_handlerarg_t arg = (gasnet_handlerarg_t)parity;
   for (gasnet_node_t i = 1; i < n; i++) { /* starting after me: no hot spot */
     gasnet_node_t r = tm ? gasnetc_team_jobrank(tm, (me + i) % n) : (me + i) % n;
-    gasnetc_AMRequest(GASNETC_AM_SHORT, r, GASNETC_HANDLER_SEGINFO, NULL, 0, NULL, 7, args);
+    gasnetc_AMRequest(GASNETC_AM_MEDIUM, r, GASNETC_HANDLER_SEGINFO, recs,
+                      nrec * sizeof recs[0], NULL, 1, &arg);
   }
   uint32_t *got = &gasnetc_seginfo_got[parity];
   GASNET_BLOCKUNTIL(__atomic_load_n(got, __ATOMIC_ACQUIRE) >= n - 1);
@@ -479,27 +493,38 @@ int gasnetc_segment_publish(const char *call, uintptr_t segsize, uintptr_t minhe
   int rc = gasnetc_segment_attach(segsize, minheapoffset, &myseg);
   if (rc) return rc;
   gasnetc_segment_bind(&myseg);
-  gasnetc_seginfo_exchange(NULL, &myseg);
+  gasnetc_ep_t *ep0 = &gasnetc_g.ep0;
+  gasnetc_seginfo_exchange(NULL, &ep0, 1);
   gasnetc_attach_finish(call, 1);
   return GASNET_OK;
 }
 
-/* Collective over tm: each member's eps (none, or the primordial EP) are
- * made known to the others, then the extensions learn the segments. No
- * barrier: each member leaves once it has heard from all, and what it
- * heard is all it needs to communicate (the description permits either). */
+/* eps[0..num_eps) may be published: EPs of this client, none twice. NULL,
+ * or why not. */
+static const char *gasnetc_publish_bad(gasnetc_ep_t *const *eps, size_t num_eps) {
+  if (num_eps && !eps) return "eps is NULL";
+  if (num_eps > GASNET_MAXEPS) return "num_eps is above GASNET_MAXEPS";
+  for (size_t i = 0; i < num_eps; i++) {
+    if (!eps[i] || eps[i]->client != &gasnetc_g) return "an entry of eps is not an EP of this client";
+    for (size_t k = 0; k < i; k++)
+      if (eps[k] == eps[i]) return "an EP appears twice in eps";
+  }
+  return NULL;
+}
+
+/* Collective over tm: each member's eps are made known to the others, then
+ * the extensions learn the segments. No barrier: each member leaves once it
+ * has heard from all, and what it heard is all it needs to communicate
+ * (the description permits either). */
 int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
   const char *call = "gex_EP_PublishBoundSegment";
   if (!gasnetc_g.attached) gasnetc_not_ready(call, 1);
   if ((uintptr_t)tm & GASNETC_TM_PAIR_BIT || !tm)
     gasnetc_fatal("%s: tm is %s, not a team", call, tm ? "a TM-pair" : "GEX_TM_INVALID");
-  if (flags || (num_eps && !eps) || num_eps > 1 || (num_eps && eps[0] != &gasnetc_g.ep0))
-    gasnetc_fatal("%s: %s (it is collective: every member must call it right)", call,
-                  flags ? "flags must be 0" : num_eps && !eps ? "eps is NULL"
-                  : "only the primordial EP exists here (GASNET_MAXEPS 1)");
-  gasnetc_segment_t *s = num_eps ? gasnetc_g.ep0.seg : NULL;
-  gasnet_seginfo_t mine = { s ? s->addr : NULL, s ? s->size : 0 };
-  gasnetc_seginfo_exchange(tm, num_eps ? &mine : NULL);
+  const char *bad = flags ? "flags must be 0" : gasnetc_publish_bad(eps, num_eps);
+  if (bad)
+    gasnetc_fatal("%s: %s (it is collective: every member must call it right)", call, bad);
+  gasnetc_seginfo_exchange(tm, eps, num_eps);
   gasnetc_segment_share(call);
   for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
     if (gasnetc_conduit.extensions[i]->attach) gasnetc_conduit.extensions[i]->attach();
@@ -544,8 +569,9 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
 static void gasnetc_exit_notify(int code) {
   uint8_t hdr[GASNETC_WIRE_MAX_LEN];
   int32_t arg = code;
-  size_t hlen = gasnetc_wire_encode(hdr, GASNETC_WIRE_SHORT, GASNETC_HANDLER_EXIT,
-                                    0, 0, 1, &arg);
+  gasnetc_wire_msg_t m = { .category = GASNETC_WIRE_SHORT, .handler = GASNETC_HANDLER_EXIT,
+                           .nargs = 1 };
+  size_t hlen = gasnetc_wire_encode(hdr, &m, &arg);
   for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++)
     if (i != gasnetc_g.mynode) /* errors ignored: a dead node needs no notice */
       (void)gasnetc_route_send(i, hdr, hlen, NULL, 0, GASNETC_SEND_REPLY, NULL);

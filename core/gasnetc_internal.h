@@ -39,7 +39,7 @@
 enum {
   GASNETC_HANDLER_EXIT = 1,        /* Short1(code): a node called gasnet_exit */
   GASNETC_HANDLER_SYNC = 2,        /* Short2(phase, round): gasnetc_ex.c's barrier */
-  GASNETC_HANDLER_SEGINFO = 3,     /* Short7: gex_Segment_Attach's and _PublishBoundSegment's exchange */
+  GASNETC_HANDLER_SEGINFO = 3,     /* Medium1: gex_Segment_Attach's and _PublishBoundSegment's exchange */
   GASNETC_HANDLER_CORE_LAST = 63,
   GASNETC_HANDLER_EXT_FIRST = 64,
   GASNETC_HANDLER_EXT_LAST = 127,
@@ -53,6 +53,8 @@ enum {
 struct gasnetc_token {
   uint32_t magic;
   gasnet_node_t src;
+  struct gasnetc_ep *ep; /* the EP the message came to */
+  uint8_t src_ep;        /* the sender's EP index: a reply goes to it */
   uint8_t is_request; /* a request handler may reply, once */
   uint8_t replied;
   uint8_t handler;    /* its index (gex_Token_Info) */
@@ -71,6 +73,7 @@ struct gasnetc_srcdesc {
   uint8_t lent;           /* lend holds a buffer: GASNet's, or the copy of client_buf */
   uint8_t discard;        /* the job is ending and the peer is gone: Commit sends nothing */
   gasnet_node_t dest;
+  const struct gasnetc_pair *via; /* the local EP, and the remote one's index */
   const void *client_buf; /* NULL: addr is GASNet's buffer */
   void *dest_addr;        /* Long: the one given at Prepare, or NULL */
   gex_Event_t *lc_opt;    /* client_buf only */
@@ -99,6 +102,7 @@ typedef struct gasnetc_segment {
   void *addr;
   uintptr_t size;
   struct gasnetc_client *client;
+  unsigned bound;                      /* EPs it is bound to (one segment may serve several) */
   void *cdata;                         /* gex_Segment_SetCData */
   int fd;                              /* its memfd when neighbours may map it, else -1 */
   int created;                         /* by gex_Segment_Create (heap object), not attach */
@@ -106,20 +110,19 @@ typedef struct gasnetc_segment {
 } gasnetc_segment_t;
 
 /* An endpoint: a handler table and a bound segment. Index 0 is the
- * primordial EP, the one GASNet-1 uses. */
+ * primordial EP, the one GASNet-1 uses; gex_EP_Create makes the others
+ * (gasnetc_ep.c). */
 typedef struct gasnetc_ep {
   unsigned index;
   struct gasnetc_client *client;
+  gex_EP_Capabilities_t caps;          /* what it may be used for (the primordial: all) */
+  gex_Flags_t flags;                   /* gex_EP_Create's (gex_EP_QueryFlags) */
   gasnetc_handler_fn_t handlers[256];  /* set once per index, atomically */
   gex_AM_Entry_t entries[256];         /* what was registered (gex_Token_Info) */
-  gasnetc_segment_t *seg;              /* bound segment, NULL before attach */
-  gasnet_seginfo_t *peer_seg;          /* [nodes]: every rank's bound segment */
-  /* [nodes]: where rank r's segment is mapped in this process (its own,
-   * and those of the neighbourhood: gasnetc_segment_share), else NULL */
-  void **peer_local;
+  gasnetc_segment_t *seg;              /* bound segment, NULL before attach/bind */
   void *cdata;                         /* gex_EP_SetCData */
+  gasnetc_pair_t pairs[GASNET_MAXEPS]; /* gex_TM_Pair(this, i): &pairs[i] | 1 */
 } gasnetc_ep_t;
-
 
 /* One transport of the client, and the callbacks' context. */
 typedef struct gasnetc_tp {
@@ -163,8 +166,11 @@ typedef struct gasnetc_client {
   int epfd;                   /* the one wait (gasnetc_wait.c), -1 before init */
   uint64_t wake_ns;           /* gasnetc_wake_by's deadline for the next sleep; 0: none */
 
-  /* The primordial objects. */
+  /* The primordial objects, and the EPs by index (eps[0] is &ep0; a
+   * slot is written once, with release order, by gex_EP_Create). */
   gasnetc_ep_t ep0;
+  gasnetc_ep_t *eps[GASNET_MAXEPS];
+  unsigned neps;
   gasnetc_segment_t seg0;
   gasnetc_team_t tm0;
 
@@ -242,13 +248,10 @@ void gasnetc_sync_handler(gasnet_token_t token, gasnet_handlerarg_t phase,
                           gasnet_handlerarg_t round);
 /* A barrier over AMs that polls while it waits (every rank calls it). */
 void gasnetc_sync(void);
-/* Short7(addr hi, lo, size hi, lo, pid, fd, phase << 1 | published): the
- * sender's bound segment, or (published 0) only its presence in the
- * exchange (gasnetc_init.c). */
-void gasnetc_seginfo_handler(gasnet_token_t token, gasnet_handlerarg_t ahi,
-                             gasnet_handlerarg_t alo, gasnet_handlerarg_t shi,
-                             gasnet_handlerarg_t slo, gasnet_handlerarg_t pid,
-                             gasnet_handlerarg_t fd, gasnet_handlerarg_t how);
+/* Medium1(parity): the segments the sender publishes, a record each
+ * (gasnetc_init.c). */
+void gasnetc_seginfo_handler(gasnet_token_t token, void *buf, size_t nbytes,
+                             gasnet_handlerarg_t parity);
 
 /* ---- errors (gasnetc_errors.c) ---------------------------------------- */
 /* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */
@@ -333,16 +336,42 @@ uintptr_t gasnetc_segment_max_share(uintptr_t host_bytes, unsigned host_nodes);
  * is a memfd when a neighbour may map it; its (pid, fd) travel in the
  * segment exchange; gasnetc_segment_share maps the neighbours' after it. */
 typedef struct { int32_t pid, fd; } gasnetc_seg_handle_t;
-gasnetc_seg_handle_t gasnetc_segment_handle(void);
-void gasnetc_segment_handle_set(gasnet_node_t node, gasnetc_seg_handle_t h);
+gasnetc_seg_handle_t gasnetc_segment_handle(const gasnetc_segment_t *s);
+/* Rank node published s (and h) as the segment of its EP of index idx. */
+void gasnetc_segment_learn(unsigned idx, gasnet_node_t node, const gasnet_seginfo_t *s,
+                           gasnetc_seg_handle_t h);
+/* Map what changed among the neighbours' published segments, every index. */
 void gasnetc_segment_share(const char *call);
 int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
                            gasnet_seginfo_t *mine);
-/* 1 when [addr, addr+n) lies in node's segment (always in EVERYTHING). */
-/* (the segments are ep0's: GASNet-1 has one EP) */
-int gasnetc_segment_contains(gasnet_node_t node, const void *addr, size_t n);
-/* Name node's segment in a message: "[0x...,0x...)". */
-void gasnetc_segment_format(gasnet_node_t node, char *buf, size_t len);
+/* 1 when [addr, addr+n) lies in the segment node published for EP index
+ * idx (always in EVERYTHING). */
+int gasnetc_segment_contains(unsigned idx, gasnet_node_t node, const void *addr, size_t n);
+/* Name that segment in a message: "[0x...,0x...)". */
+void gasnetc_segment_format(unsigned idx, gasnet_node_t node, char *buf, size_t len);
+/* ep's bound segment ({NULL, 0}: none, or ep NULL); any thread. */
+static inline gasnet_seginfo_t gasnetc_ep_seginfo(const gasnetc_ep_t *ep) {
+  const gasnetc_segment_t *s = ep ? __atomic_load_n(&ep->seg, __ATOMIC_ACQUIRE) : NULL;
+  gasnet_seginfo_t si = { s ? s->addr : NULL, s ? s->size : 0 };
+  return si;
+}
+/* 1 when [addr, addr+n) lies in ep's bound segment (always in EVERYTHING). */
+int gasnetc_ep_contains(const gasnetc_ep_t *ep, const void *addr, size_t n);
+
+/* ---- endpoints (gasnetc_ep.c) ---------------------------------------------- */
+/* Give ep its index and TM-pairs, its handlers, and its slot in eps[]. */
+int gasnetc_ep_init(gasnetc_ep_t *ep, unsigned index, gex_EP_Capabilities_t caps,
+                    gex_Flags_t flags);
+/* This process's EP of index idx, NULL if it has none (any thread). */
+static inline gasnetc_ep_t *gasnetc_ep_at(unsigned idx) {
+  return idx < GASNET_MAXEPS ? __atomic_load_n(&gasnetc_g.eps[idx], __ATOMIC_ACQUIRE) : NULL;
+}
+/* The pair of (tm, any rank): a TM-pair's own, or a team's local EP to
+ * the members' primordial EPs. */
+static inline const gasnetc_pair_t *gasnetc_tm_via(gex_TM_t tm) {
+  const gasnetc_pair_t *p = gasnetc_tm_pair(tm);
+  return p ? p : &tm->ep->pairs[0];
+}
 
 /* ---- handlers (gasnetc_handler.c) -------------------------------------- */
 /* Register the core's and the extensions' handlers in ep (gasnet_init). */
@@ -357,6 +386,8 @@ int gasnetc_ep_register(gasnetc_ep_t *ep, gasnet_handlerentry_t *table, int nume
  * `highest` (gex_EP_RegisterHandlers), else the lowest (gasnet_attach). */
 int gasnetc_ep_register_ex(gasnetc_ep_t *ep, gex_AM_Entry_t *table, size_t numentries,
                            int lo, int hi, int highest, const char *call);
+/* Copy EP 0's client handlers into ep (gex_EP_Create). */
+void gasnetc_handler_inherit(gasnetc_ep_t *ep);
 /* Run handler m->handler for a message from src (transport or loopback). */
 void gasnetc_handler_run(gasnetc_ep_t *ep, gasnet_node_t src, const gasnetc_wire_msg_t *m,
                          void *buf, size_t nbytes);

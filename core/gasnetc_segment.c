@@ -17,6 +17,12 @@
  * segments by /proc/<pid>/fd/<fd>: put and get to them are then memcpy
  * (extended-ref/gasnete_rma.c), and gex_EP_QueryBoundSegmentNB gives the
  * local address.
+ *
+ * Endpoints: a segment is bound to one EP (the attached one to EP 0), and
+ * what a rank publishes is the segment of its EP of some index. What this
+ * process knows is kept per index (gasnetc_epview_t, gasnetc_ext.h): an
+ * address names memory in the EP of that index at a rank, whichever local
+ * EP the message leaves from.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -85,14 +91,41 @@ static int gasnetc_segment_shared(void) {
   return 0;
 }
 
-static int gasnetc_seg_fd = -1;                /* this rank's memfd, when shared */
-static gasnetc_seg_handle_t *gasnetc_seg_peer; /* [nodes]: each rank's (pid, fd) */
+/* A rank's segment of one EP index as published here: its (pid, fd), and
+ * what the mapping here was made from (a later publish maps only what
+ * changed). */
+struct gasnetc_segpeer {
+  gasnetc_seg_handle_t h;
+  gasnetc_seg_handle_t mapped_h;
+  uintptr_t mapped_size;
+};
+static gasnetc_epview_t *gasnetc_views[GASNET_MAXEPS];
+
+gasnetc_epview_t *gasnetc_epview(unsigned idx) {
+  gasnetc_epview_t *v = __atomic_load_n(&gasnetc_views[idx], __ATOMIC_ACQUIRE);
+  if (v) return v;
+  size_t n = gasnetc_g.nodes;
+  v = calloc(1, sizeof *v);
+  if (v) {
+    v->seg = calloc(n, sizeof *v->seg);
+    v->local = calloc(n, sizeof *v->local);
+    v->peer = calloc(n, sizeof *v->peer);
+  }
+  if (!v || !v->seg || !v->local || !v->peer)
+    gasnetc_fatal("out of memory for the segment table of %zu nodes", n);
+  gasnetc_epview_t *was = NULL; /* another thread may have made it meanwhile */
+  if (__atomic_compare_exchange_n(&gasnetc_views[idx], &was, v, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE))
+    return v;
+  free(v->seg), free(v->local), free(v->peer), free(v);
+  return was;
+}
 
 /* ---- gex_Segment_Create, gex_Segment_Destroy, gex_EP_BindSegment -------------
  * The alternative to gex_Segment_Attach (spec v0.19, [PROPOSED]): host memory
  * only, GASNet's (a memfd when a neighbour may map it, as at attach) or the
- * client's (reached by neighbours through AMs, never mapped); bound to the
- * primordial EP, the only one, and made known by gex_EP_PublishBoundSegment
+ * client's (reached by neighbours through AMs, never mapped); bound to any
+ * EP that has none, and made known by gex_EP_PublishBoundSegment
  * (gasnetc_init.c). */
 static void *gasnetc_segment_mmap(void *hint, uintptr_t size, int shared, int *fd);
 
@@ -144,8 +177,9 @@ void gex_Segment_Destroy(gex_Segment_t s, gex_Flags_t flags) {
   if (!s || !s->created)
     gasnetc_fatal("%s: segment %p was not made by gex_Segment_Create (the attached segment "
                   "lives until exit)", call, (void *)s);
-  if (s == gasnetc_g.ep0.seg)
-    gasnetc_fatal("%s: segment %p is bound to the EP (there is no unbind)", call, (void *)s);
+  if (s->bound)
+    gasnetc_fatal("%s: segment %p is bound to %u EP(s) (there is no unbind)", call, (void *)s,
+                  s->bound);
   if (flags) gasnetc_fatal("%s: flags %#x: must be 0", call, (unsigned)flags);
   if (s->owned) munmap(s->addr, s->size);
   if (s->fd >= 0) close(s->fd);
@@ -154,32 +188,35 @@ void gex_Segment_Destroy(gex_Segment_t s, gex_Flags_t flags) {
 
 int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t s, gex_Flags_t flags) {
   const char *call = "gex_EP_BindSegment";
-  if (ep != &gasnetc_g.ep0 || !s || flags || ep->seg)
+  if (!ep || ep->client != &gasnetc_g || !s || s->client != &gasnetc_g || flags || ep->seg)
     return gasnetc_soft_error(GASNET_ERR_BAD_ARG, call, "%s (GASNET_ERR_BAD_ARG)",
-                              ep != &gasnetc_g.ep0 ? "not the EP of gex_Client_Init"
-                              : !s ? "segment is GEX_SEGMENT_INVALID"
+                              !ep || ep->client != &gasnetc_g ? "not an EP of this client"
+                              : !s || s->client != &gasnetc_g ? "not a segment of this client"
                               : flags ? "flags must be 0"
                               : "the EP has a bound segment already");
-  ep->seg = s;
-  gasnetc_seg_fd = s->fd; /* what the exchange tells neighbours to map */
+  s->bound++;
+  __atomic_store_n(&ep->seg, s, __ATOMIC_RELEASE); /* handlers check Longs against it */
   return GASNET_OK;
 }
 
-gasnetc_seg_handle_t gasnetc_segment_handle(void) {
-  gasnetc_seg_handle_t h = { gasnetc_seg_fd >= 0 ? (int32_t)getpid() : 0, gasnetc_seg_fd };
+gasnetc_seg_handle_t gasnetc_segment_handle(const gasnetc_segment_t *s) {
+  gasnetc_seg_handle_t h = { 0, -1 };
+  if (s && s->fd >= 0) h = (gasnetc_seg_handle_t){ (int32_t)getpid(), s->fd };
   return h;
 }
 
-void gasnetc_segment_handle_set(gasnet_node_t node, gasnetc_seg_handle_t h) {
-  if (!gasnetc_seg_peer) gasnetc_seg_peer = calloc(gasnetc_g.nodes, sizeof *gasnetc_seg_peer);
-  if (!gasnetc_seg_peer) gasnetc_fatal("out of memory for the segment handles");
-  gasnetc_seg_peer[node] = h;
+void gasnetc_segment_learn(unsigned idx, gasnet_node_t node, const gasnet_seginfo_t *s,
+                           gasnetc_seg_handle_t h) {
+  gasnetc_epview_t *v = gasnetc_epview(idx);
+  v->seg[node] = *s;
+  v->peer[node].h = h;
 }
 
-/* Map rank r's segment here, by its memfd; NULL (and a message) if it cannot be. */
-static void *gasnetc_segment_map_peer(const char *call, gasnet_node_t r) {
-  const gasnetc_seg_handle_t *h = &gasnetc_seg_peer[r];
-  const gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[r];
+/* Map rank r's segment of v here, by its memfd; fatal if it cannot be. */
+static void *gasnetc_segment_map_peer(const char *call, const gasnetc_epview_t *v,
+                                      gasnet_node_t r) {
+  const gasnetc_seg_handle_t *h = &v->peer[r].h;
+  const gasnet_seginfo_t *s = &v->seg[r];
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)h->pid, (int)h->fd);
   int fd = h->pid > 0 ? open(path, O_RDWR | O_CLOEXEC) : -1;
@@ -195,37 +232,34 @@ static void *gasnetc_segment_map_peer(const char *call, gasnet_node_t r) {
   return NULL;
 }
 
-/* What each neighbour's mapping here was made from: a later publish maps
- * only what changed. */
-typedef struct { gasnetc_seg_handle_t h; uintptr_t size; } gasnetc_seg_mapped_t;
-static gasnetc_seg_mapped_t *gasnetc_seg_mapped; /* [nodes] */
-
-/* Rank r's segment here: the mapping there is, or a new one. */
-static void gasnetc_segment_remap(const char *call, gasnet_node_t r, void **local) {
-  gasnetc_seg_mapped_t now = { gasnetc_seg_peer[r], gasnetc_g.ep0.peer_seg[r].size };
-  gasnetc_seg_mapped_t *was = &gasnetc_seg_mapped[r];
-  if (local[r] && !memcmp(was, &now, sizeof now)) return;
-  if (local[r]) munmap(local[r], was->size);
-  local[r] = now.size && now.h.pid > 0 ? gasnetc_segment_map_peer(call, r) : NULL;
-  *was = now;
+/* Rank r's segment of v here: the mapping there is, or a new one. */
+static void gasnetc_segment_remap(const char *call, gasnetc_epview_t *v, gasnet_node_t r) {
+  struct gasnetc_segpeer *p = &v->peer[r];
+  uintptr_t size = v->seg[r].size;
+  if (v->local[r] && !memcmp(&p->mapped_h, &p->h, sizeof p->h) && p->mapped_size == size)
+    return;
+  if (v->local[r]) munmap(v->local[r], p->mapped_size);
+  v->local[r] = size && p->h.pid > 0 ? gasnetc_segment_map_peer(call, v, r) : NULL;
+  p->mapped_h = p->h;
+  p->mapped_size = size;
 }
 
+/* Every index this process has an EP of, or has heard of. */
 void gasnetc_segment_share(const char *call) {
   gasnet_node_t n = gasnetc_g.nodes, me = gasnetc_g.mynode;
-  void **local = gasnetc_g.ep0.peer_local;
-  if (!local) local = calloc(n, sizeof *local);
-  if (!gasnetc_seg_mapped) gasnetc_seg_mapped = calloc(n, sizeof *gasnetc_seg_mapped);
-  if (!local || !gasnetc_seg_mapped)
-    gasnetc_fatal("%s: out of memory for the segment map of %u nodes", call, (unsigned)n);
-  local[me] = gasnetc_g.ep0.seg ? gasnetc_g.ep0.seg->addr : NULL;
+  for (unsigned idx = 0; idx < GASNET_MAXEPS; idx++) {
+    const gasnetc_ep_t *ep = gasnetc_ep_at(idx);
+    gasnetc_epview_t *v = __atomic_load_n(&gasnetc_views[idx], __ATOMIC_ACQUIRE);
+    if (!v && !ep) continue;
+    if (!v) v = gasnetc_epview(idx);
+    v->local[me] = ep && ep->seg ? ep->seg->addr : NULL;
 #if !defined(GASNET_SEGMENT_EVERYTHING)
-  for (gasnet_node_t r = 0; r < n && gasnetc_seg_peer; r++)
-    if (r != me && gasnetc_same_nbrhd(r, me)) gasnetc_segment_remap(call, r, local);
+    for (gasnet_node_t r = 0; r < n; r++)
+      if (r != me && gasnetc_same_nbrhd(r, me)) gasnetc_segment_remap(call, v, r);
 #endif
-  gasnetc_g.ep0.peer_local = local;
+  }
+  (void)n;
 }
-
-void *const *gasnetc_segment_local(void) { return gasnetc_g.ep0.peer_local; }
 
 /* A segment of size bytes: a memfd when a neighbour may map it (fd in
  * *fd), else private anonymous memory; hint as mmap's. */
@@ -277,7 +311,7 @@ int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
       p = gasnetc_segment_mmap(hint, size, shared, &fd);
       if (p == MAP_FAILED) continue;
     }
-    gasnetc_seg_fd = fd;
+    gasnetc_g.seg0.fd = fd;
     mine->addr = p;
     mine->size = size;
     return GASNET_OK;
@@ -288,22 +322,36 @@ int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
 #endif
 }
 
-int gasnetc_segment_contains(gasnet_node_t node, const void *addr, size_t n) {
+static int gasnetc_seginfo_contains(const gasnet_seginfo_t *s, const void *addr, size_t n) {
 #if defined(GASNET_SEGMENT_EVERYTHING)
-  (void)node; (void)addr; (void)n;
+  (void)s; (void)addr; (void)n;
   return 1; /* spec 2.1.0.2: the client's responsibility */
 #else
-  const gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[node];
   uintptr_t a = (uintptr_t)addr, base = (uintptr_t)s->addr;
   if (n == 0) return 1; /* nothing is written */
   return a >= base && n <= s->size && a - base <= s->size - n;
 #endif
 }
 
-void gasnetc_segment_format(gasnet_node_t node, char *buf, size_t len) {
-  const gasnet_seginfo_t *s = &gasnetc_g.ep0.peer_seg[node];
+static const gasnet_seginfo_t gasnetc_no_seg = { NULL, 0 };
+static const gasnet_seginfo_t *gasnetc_seginfo_of(unsigned idx, gasnet_node_t node) {
+  const gasnetc_epview_t *v = __atomic_load_n(&gasnetc_views[idx], __ATOMIC_ACQUIRE);
+  return v ? &v->seg[node] : &gasnetc_no_seg;
+}
+
+int gasnetc_segment_contains(unsigned idx, gasnet_node_t node, const void *addr, size_t n) {
+  return gasnetc_seginfo_contains(gasnetc_seginfo_of(idx, node), addr, n);
+}
+
+int gasnetc_ep_contains(const gasnetc_ep_t *ep, const void *addr, size_t n) {
+  gasnet_seginfo_t si = gasnetc_ep_seginfo(ep);
+  return gasnetc_seginfo_contains(&si, addr, n);
+}
+
+void gasnetc_segment_format(unsigned idx, gasnet_node_t node, char *buf, size_t len) {
+  const gasnet_seginfo_t *s = gasnetc_seginfo_of(idx, node);
   if (s->size == 0)
-    snprintf(buf, len, "(none: segment size 0)");
+    snprintf(buf, len, "(none%s)", idx ? " published here" : ": segment size 0");
   else
     snprintf(buf, len, "[%p,%p)", s->addr, (void *)((uintptr_t)s->addr + s->size));
 }
@@ -313,17 +361,16 @@ int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries) {
   if (numentries < 0 || (numentries > 0 && !seginfo_table))
     return GASNET_ERR_BAD_ARG;
   int n = numentries < (int)gasnetc_g.nodes ? numentries : (int)gasnetc_g.nodes;
-  for (int i = 0; i < n; i++) seginfo_table[i] = gasnetc_g.ep0.peer_seg[i];
+  for (int i = 0; i < n; i++) seginfo_table[i] = *gasnetc_seginfo_of(0, (gasnet_node_t)i);
   return GASNET_OK;
 }
 
 /* ---- the bound segment of (tm, rank), GASNet-EX ---------------------------
- * EP 0's table holds every rank's primordial segment from the attach on,
- * and the caller's own is bound before the exchange: no query needs to
- * communicate. A segment never has size 0, so size 0 (GASNet-1's segsize
- * 0, or no attach yet: peer_seg is NULL before gasnet_attach/
- * gex_Client_Init, zeros before the segments are exchanged) is "no bound
- * segment". Returns 1 and fills *out when there is one. */
+ * The view of index 0 holds every rank's primordial segment from the
+ * attach on, another index what was published here, and the caller's own
+ * EPs are at hand: no query needs to communicate. A segment never has size
+ * 0, so size 0 (GASNet-1's segsize 0, no attach yet, or not published
+ * here) is "no bound segment". Returns 1 and fills *out when there is one. */
 static int gasnetc_bound_segment(const char *fname, gex_TM_t tm, gex_Rank_t rank,
                                  gex_Flags_t flags, gasnet_seginfo_t *out, void **localaddr) {
   GASNETC_CHECK_INITED(fname);
@@ -335,19 +382,21 @@ static int gasnetc_bound_segment(const char *fname, gex_TM_t tm, gex_Rank_t rank
     gasnetc_fatal("%s: called %s without GEX_FLAG_IMMEDIATE (the description allows it there "
                   "only with the flag)", fname,
                   gasnetc_thread.token ? "inside an AM handler" : "holding an HSL");
-  const gasnetc_segment_t *own = gasnetc_g.ep0.seg;
+  unsigned idx = gasnetc_tm_via(tm)->remote;
   if (node == gasnetc_g.mynode) {
+    const gasnetc_ep_t *ep = gasnetc_ep_at(idx);
+    const gasnetc_segment_t *own = ep ? ep->seg : NULL;
     if (!own || own->size == 0) return 0;
     out->addr = own->addr;
     out->size = own->size;
     *localaddr = own->addr;
     return 1;
   }
-  const gasnet_seginfo_t *peer = gasnetc_g.ep0.peer_seg;
-  if (!peer || peer[node].size == 0) return 0;
-  *out = peer[node];
+  const gasnet_seginfo_t *peer = gasnetc_seginfo_of(idx, node);
+  if (peer->size == 0) return 0;
+  *out = *peer;
   /* mapped here when it is a neighbour's (gasnetc_segment_share) */
-  *localaddr = gasnetc_g.ep0.peer_local ? gasnetc_g.ep0.peer_local[node] : NULL;
+  *localaddr = gasnetc_epview(idx)->local[node];
   return 1;
 }
 

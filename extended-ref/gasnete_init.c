@@ -79,13 +79,22 @@ static void gasnete_connect(void) {
 /* Called by gasnet_attach / gex_Segment_Attach with the segments known, and
  * again by each gex_EP_PublishBoundSegment. */
 static void gasnete_attach(void) {
-  if (!gasnete_g.seg) gasnete_g.seg = malloc(sizeof *gasnete_g.seg * gasnete_g.nodes);
-  if (!gasnete_g.seg ||
-      gasnet_getSegmentInfo(gasnete_g.seg, (int)gasnete_g.nodes) != GASNET_OK)
-    gasnete_fatal("gasnet_attach: cannot learn the segments of %u nodes",
-                  (unsigned)gasnete_g.nodes);
-  gasnete_g.local = gasnetc_segment_local();
+  gasnetc_epview_t *v = gasnetc_epview(0);
+  gasnete_g.seg = v->seg;
+  gasnete_g.local = v->local;
   gasnete_g.attached = 1;
+}
+
+void gasnete_peer_pair(gasnete_peer_t *p, const char *fname, gex_TM_t tm, gasnet_node_t node,
+                       gex_EP_Capabilities_t caps) {
+  const gasnetc_pair_t *pr = gasnetc_tm_pair(tm);
+  gasnetc_tm_need(tm, caps, fname);
+  const gasnetc_epview_t *v = gasnetc_epview(pr->remote);
+  p->node = node, p->index = pr->remote, p->pair = tm;
+  p->seg = v->seg[node];
+  p->local = (char *)v->local[node];
+  if (node == gasnete_g.mynode) /* this process's EP of that index, published or not */
+    p->seg = gasnetc_ep_segment(pr->remote);
 }
 
 const gasnetc_extension_t gasnete_extension = {
@@ -113,13 +122,18 @@ void gasnete_fatal(const char *fmt, ...) {
   gasnet_exit(1);
 }
 
-void gasnete_check_remote_slow(const char *fname, gasnet_node_t node, const void *addr,
+void gasnete_check_remote_slow(const char *fname, const gasnete_peer_t *p, const void *addr,
                                size_t n, const char *what) {
   if (!gasnete_g.attached) gasnetc_not_ready(fname, 1);
-  if (node >= gasnete_g.nodes)
-    gasnete_fatal("%s: node %u does not exist (the job has %u nodes)", fname,
-                  (unsigned)node, (unsigned)gasnete_g.nodes);
-  gasnete_fatal("%s: %s [%p,+%zu) outside node %u's segment [%p,%p) (spec 3.1)", fname, what,
-                addr, n, (unsigned)node, gasnete_g.seg[node].addr,
-                (void *)((char *)gasnete_g.seg[node].addr + gasnete_g.seg[node].size));
+  if (p->index == 0)
+    gasnete_fatal("%s: %s [%p,+%zu) outside node %u's segment [%p,%p) (spec 3.1)", fname, what,
+                  addr, n, (unsigned)p->node, p->seg.addr,
+                  (void *)((char *)p->seg.addr + p->seg.size));
+  if (p->seg.size == 0)
+    gasnete_fatal("%s: no segment of EP %u of node %u is known here (a non-primordial EP's "
+                  "segment must be published with gex_EP_PublishBoundSegment before RMA)", fname,
+                  p->index, (unsigned)p->node);
+  gasnete_fatal("%s: %s [%p,+%zu) outside the segment [%p,%p) of EP %u of node %u", fname, what,
+                addr, n, p->seg.addr, (void *)((char *)p->seg.addr + p->seg.size), p->index,
+                (unsigned)p->node);
 }

@@ -197,7 +197,8 @@ typedef struct {
   gex_TM_t tm0;            /* the primordial team: GASNet-1 node = its rank */
   gex_TM_t pair;           /* TM-pair of EP 0: AMs addressed by job rank */
   gasnet_node_t mynode, nodes;
-  gasnet_seginfo_t *seg;   /* [nodes] */
+  /* The primordial EPs' segments (the core's view of index 0) */
+  const gasnet_seginfo_t *seg; /* [nodes] */
   void *const *local;      /* [nodes]: each segment's address here, NULL if not mapped */
   size_t pipeline_bytes;   /* GASNET_EXT_PIPELINE_BYTES */
   size_t put_chunk;        /* bytes per put AM: min(MaxLongRequest, pipeline/2) */
@@ -214,25 +215,66 @@ extern gasnete_state_t gasnete_g;
  * errors in the extended API are fatal). */
 void gasnete_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2), cold));
 
-/* Fatal unless attached, node exists and [addr, addr+n) is in its segment;
- * what names the address ("destination", "source") in the message. */
-void gasnete_check_remote_slow(const char *fname, gasnet_node_t node, const void *addr,
-                               size_t n, const char *what) __attribute__((noreturn, cold));
-static inline int gasnete_in_segment(gasnet_node_t node, const void *addr, size_t n) {
+/* ---- the other end of a point-to-point operation -------------------------
+ * The EP that (tm, rank) names: its job rank and index, the TM-pair its AMs
+ * go through (this process's EP to it), its segment as known here, and
+ * where that is mapped here. A team names primordial EPs; a TM-pair may
+ * name any (core/gasnetc_ep.c). */
+typedef struct {
+  gasnet_node_t node;
+  unsigned index;
+  gex_TM_t pair;
+  gasnet_seginfo_t seg;    /* {NULL, 0}: none known */
+  char *local;             /* seg mapped here (a neighbour's), else NULL */
+} gasnete_peer_t;
+
+static inline int gasnete_seg_has(const gasnet_seginfo_t *s, const void *addr, size_t n) {
 #if defined(GASNET_SEGMENT_EVERYTHING)
-  (void)node; (void)addr; (void)n;
+  (void)s; (void)addr; (void)n;
   return 1;
 #else
-  uintptr_t a = (uintptr_t)addr, b = (uintptr_t)gasnete_g.seg[node].addr;
-  uintptr_t sz = gasnete_g.seg[node].size;
-  return a >= b && n <= sz && a - b <= sz - n;
+  uintptr_t a = (uintptr_t)addr, b = (uintptr_t)s->addr;
+  return a >= b && n <= s->size && a - b <= s->size - n;
 #endif
 }
-static inline void gasnete_check_remote(const char *fname, gasnet_node_t node,
+static inline int gasnete_in_segment(gasnet_node_t node, const void *addr, size_t n) {
+  return gasnete_seg_has(&gasnete_g.seg[node], addr, n);
+}
+/* node's primordial EP. */
+static inline void gasnete_peer_node(gasnete_peer_t *p, gasnet_node_t node) {
+  p->node = node, p->index = 0, p->pair = gasnete_g.pair;
+  p->seg = gasnete_g.seg[node];
+  p->local = (char *)gasnete_g.local[node];
+}
+/* A TM-pair to another EP (gasnete_init.c); fatal, naming fname, unless the
+ * local EP has capability caps. */
+void gasnete_peer_pair(gasnete_peer_t *p, const char *fname, gex_TM_t tm, gasnet_node_t node,
+                       gex_EP_Capabilities_t caps);
+/* The peer is this process, or its segment is mapped here: memory copies. */
+static inline int gasnete_peer_mapped(const gasnete_peer_t *p) {
+  return p->node == gasnete_g.mynode || p->local;
+}
+/* Where remote address addr of a mapped peer lies in this process. */
+static inline char *gasnete_peer_addr(const gasnete_peer_t *p, void *addr) {
+  if (p->node == gasnete_g.mynode) return addr;
+  return p->local + ((char *)addr - (char *)p->seg.addr);
+}
+/* [addr, addr+n) lies in the local EP's own segment (where a Long reply
+ * may land). */
+static inline int gasnete_peer_own_has(const gasnete_peer_t *p, const void *addr, size_t n) {
+  if (GASNETE_LIKELY(p->pair == gasnete_g.pair)) return gasnete_in_segment(gasnete_g.mynode, addr, n);
+  gasnet_seginfo_t own = gasnetc_tm_own_segment(p->pair);
+  return gasnete_seg_has(&own, addr, n);
+}
+
+/* Fatal unless attached, the peer exists and [addr, addr+n) is in its
+ * segment; what names the address ("destination", "source") in the message. */
+void gasnete_check_remote_slow(const char *fname, const gasnete_peer_t *p, const void *addr,
+                               size_t n, const char *what) __attribute__((noreturn, cold));
+static inline void gasnete_check_remote(const char *fname, const gasnete_peer_t *p,
                                         const void *addr, size_t n, const char *what) {
-  if (GASNETE_UNLIKELY(!gasnete_g.attached || node >= gasnete_g.nodes ||
-                       !gasnete_in_segment(node, addr, n)))
-    gasnete_check_remote_slow(fname, node, addr, n, what);
+  if (GASNETE_UNLIKELY(!gasnete_g.attached || !gasnete_seg_has(&p->seg, addr, n)))
+    gasnete_check_remote_slow(fname, p, addr, n, what);
 }
 
 /* ---- the pipeline window (gasnete_putget.c, gasnete_vis.c) ----------------
@@ -284,11 +326,15 @@ static inline gasnet_node_t gasnete_tm_node(const char *fname, gex_TM_t tm, gex_
   return gasnetc_tm_jobrank(tm, rank, fname);
 }
 
-/* Where remote address addr of node (mapped here: node is this process or
- * gasnete_g.local[node] is set) lies in this process. */
-static inline char *gasnete_local_addr(gasnet_node_t node, void *addr) {
-  if (node == gasnete_g.mynode) return addr;
-  return (char *)gasnete_g.local[node] + ((char *)addr - (char *)gasnete_g.seg[node].addr);
+/* The peer (tm, rank) names for the call fname, attached; caps: what the
+ * call needs of the local EP (a team's, primordial, has everything). */
+static inline void gasnete_peer(gasnete_peer_t *p, const char *fname, gex_TM_t tm,
+                                gex_Rank_t rank, gex_EP_Capabilities_t caps) {
+  gasnet_node_t node = gasnete_tm_node(fname, tm, rank);
+  if (GASNETE_LIKELY(!((uintptr_t)tm & GASNETC_TM_PAIR_BIT) || tm == gasnete_g.pair))
+    gasnete_peer_node(p, node);
+  else
+    gasnete_peer_pair(p, fname, tm, node, caps);
 }
 
 /* ---- transfers (gasnete_putget.c) ---------------------------------------- */
@@ -298,11 +344,11 @@ static inline char *gasnete_local_addr(gasnet_node_t node, void *addr) {
  * return 1 with nothing sent when the first AM would have to wait for room
  * (the window or the transport); once one AM is out the rest follow, as an
  * operation that has begun must finish. Otherwise 0. */
-int gasnete_put_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, const void *src,
-                      size_t nbytes, int immediate, int borrow);
-int gasnete_get_start(gasnete_counter_t *c, void *dest, gasnet_node_t node, void *src,
+int gasnete_put_start(gasnete_counter_t *c, const gasnete_peer_t *p, void *dest,
+                      const void *src, size_t nbytes, int immediate, int borrow);
+int gasnete_get_start(gasnete_counter_t *c, void *dest, const gasnete_peer_t *p, void *src,
                       size_t nbytes, int immediate);
-int gasnete_memset_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, int val,
+int gasnete_memset_start(gasnete_counter_t *c, const gasnete_peer_t *p, void *dest, int val,
                          size_t nbytes, int immediate);
 
 /* ---- copies in memory a neighbour shares (gasnete_rma.c) -------------------

@@ -87,15 +87,15 @@ void gasnete_memset_req_handler(gasnet_token_t t, gasnete_arg_t dhi, gasnete_arg
  * borrow: the source stays unchanged until c is done (a blocking put, or a
  * bulk one synced through c), so the transport may send from it rather
  * than copy it, counting on c until it lets go (core/gasnetc_ext.h). */
-int gasnete_put_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, const void *src,
-                      size_t nbytes, int immediate, int borrow) {
+int gasnete_put_start(gasnete_counter_t *c, const gasnete_peer_t *p, void *dest,
+                      const void *src, size_t nbytes, int immediate, int borrow) {
   const size_t chunk = gasnete_g.put_chunk;
   for (size_t off = 0; off < nbytes; off += chunk, immediate = 0) {
     size_t len = nbytes - off < chunk ? nbytes - off : chunk;
     if (gasnete_window_wait(c, len, immediate)) return 1;
     gasnete_count(c, len);
     gex_AM_Arg_t args[2] = { GASNETE_HI(c), GASNETE_LO(c) };
-    if (gasnetc_am_request_long_lc(node, GASNETE_H_PUT_REQ, (const char *)src + off, len,
+    if (gasnetc_am_request_long_lc(p->pair, p->node, GASNETE_H_PUT_REQ, (const char *)src + off, len,
                                    (char *)dest + off, immediate ? GEX_FLAG_IMMEDIATE : 0,
                                    borrow ? &c->pending : NULL, 2, args)) {
       gasnete_uncount(c, len);
@@ -105,16 +105,16 @@ int gasnete_put_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, cons
   return 0;
 }
 
-int gasnete_get_start(gasnete_counter_t *c, void *dest, gasnet_node_t node, void *src,
+int gasnete_get_start(gasnete_counter_t *c, void *dest, const gasnete_peer_t *p, void *src,
                       size_t nbytes, int immediate) {
-  const int uselong = gasnete_in_segment(gasnete_g.mynode, dest, nbytes);
+  const int uselong = gasnete_peer_own_has(p, dest, nbytes);
   const size_t chunk = uselong ? gasnete_g.get_chunk : gasnet_AMMaxMedium();
   for (size_t off = 0; off < nbytes; off += chunk, immediate = 0) {
     size_t len = nbytes - off < chunk ? nbytes - off : chunk;
     if (gasnete_window_wait(c, len, immediate)) return 1;
     char *s = (char *)src + off, *d = (char *)dest + off;
     gasnete_count(c, len);
-    if (gex_AM_RequestShort8(gasnete_g.pair, node, GASNETE_H_GET_REQ,
+    if (gex_AM_RequestShort8(p->pair, p->node, GASNETE_H_GET_REQ,
                              immediate ? GEX_FLAG_IMMEDIATE : 0, GASNETE_HI(s), GASNETE_LO(s),
                              (gasnet_handlerarg_t)len, GASNETE_HI(d), GASNETE_LO(d),
                              GASNETE_HI(c), GASNETE_LO(c), uselong)) {
@@ -125,10 +125,10 @@ int gasnete_get_start(gasnete_counter_t *c, void *dest, gasnet_node_t node, void
   return 0;
 }
 
-int gasnete_memset_start(gasnete_counter_t *c, gasnet_node_t node, void *dest, int val,
+int gasnete_memset_start(gasnete_counter_t *c, const gasnete_peer_t *p, void *dest, int val,
                          size_t nbytes, int immediate) {
   gasnete_count(c, 0);
-  if (gex_AM_RequestShort7(gasnete_g.pair, node, GASNETE_H_MEMSET_REQ,
+  if (gex_AM_RequestShort7(p->pair, p->node, GASNETE_H_MEMSET_REQ,
                            immediate ? GEX_FLAG_IMMEDIATE : 0, GASNETE_HI(dest),
                            GASNETE_LO(dest), (gasnet_handlerarg_t)val, GASNETE_HI(nbytes),
                            GASNETE_LO(nbytes), GASNETE_HI(c), GASNETE_LO(c))) {

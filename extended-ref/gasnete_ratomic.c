@@ -459,7 +459,9 @@ static inline void gasnete_ra_check(const char *fname, gex_AD_t ad, gex_DT_t dt,
   if (GASNETE_UNLIKELY(flags & (GEX_FLAG_AD_MY_RANK | GEX_FLAG_AD_MY_NBRHD)))
     gasnete_ra_check_assertion(fname, o->node, flags);
   const uint32_t size = o->type->size;
-  gasnete_check_remote(fname, o->node, addr, size, "target");
+  gasnete_peer_t p; /* an AD's team names primordial EPs */
+  gasnete_peer_node(&p, o->node);
+  gasnete_check_remote(fname, &p, addr, size, "target");
   if (GASNETE_UNLIKELY((uintptr_t)addr & (size - 1)))
     gasnete_fatal("%s: target %p is not aligned for %s (%u bytes; the description: tgt_addr "
                   "must be properly aligned for its type)", fname, addr, o->type->name,
@@ -467,10 +469,8 @@ static inline void gasnete_ra_check(const char *fname, gex_AD_t ad, gex_DT_t dt,
   if (GASNETE_UNLIKELY(o->fetch && !result_p))
     gasnete_fatal("%s: result_p is NULL for the fetching GEX_OP_%s", fname,
                   gasnete_ra_op_names[o->bit]);
-  if (o->node == gasnete_g.mynode) o->here = addr;
-  else if (gasnete_g.local[o->node]) /* a neighbour whose segment is mapped here */
-    o->here = (char *)gasnete_g.local[o->node] + ((char *)addr - (char *)gasnete_g.seg[o->node].addr);
-  else o->here = NULL;
+  /* this process, or a neighbour whose segment is mapped here */
+  o->here = gasnete_peer_mapped(&p) ? gasnete_peer_addr(&p, addr) : NULL;
 }
 
 /* ---- initiating: the two paths ------------------------------------------------------ */

@@ -53,10 +53,10 @@ static void gasnete_rma_bad_flags(const char *fname, gex_Flags_t flags) {
 }
 
 /* The job rank of (tm, rank), with the checks every call shares. */
-static inline gasnet_node_t gasnete_rma_node(const char *fname, gex_TM_t tm, gex_Rank_t rank,
-                                             gex_Flags_t flags) {
+static inline void gasnete_rma_peer(gasnete_peer_t *p, const char *fname, gex_TM_t tm,
+                                    gex_Rank_t rank, gex_Flags_t flags) {
   if (GASNETE_UNLIKELY(flags & ~GASNETE_RMA_FLAGS)) gasnete_rma_bad_flags(fname, flags);
-  return gasnete_tm_node(fname, tm, rank);
+  gasnete_peer(p, fname, tm, rank, GEX_EP_CAPABILITY_RMA);
 }
 
 /* ---- copies in memory a neighbour shares ---------------------------------------
@@ -141,23 +141,23 @@ enum { GASNETE_RMA_DONE = 0, GASNETE_RMA_STARTED, GASNETE_RMA_REFUSED };
 /* Checks, loopback, then the AMs on counter c (unused unless STARTED);
  * borrow: a put's source may be read until c is done (gasnete_put_start). */
 static inline int gasnete_rma(const char *fname, int op, gasnete_counter_t *c,
-                              gasnet_node_t node, void *local, void *remote, int val,
+                              const gasnete_peer_t *p, void *local, void *remote, int val,
                               size_t nbytes, gex_Flags_t flags, int borrow) {
   if (GASNETE_UNLIKELY(nbytes == 0)) return GASNETE_RMA_DONE;
-  gasnete_check_remote(fname, node, remote, nbytes,
+  gasnete_check_remote(fname, p, remote, nbytes,
                        op == GASNETE_OP_GET ? "source" : "destination");
-  if (node == gasnete_g.mynode || gasnete_g.local[node]) {
+  if (gasnete_peer_mapped(p)) {
     /* this process, or a neighbour whose segment is mapped here */
-    char *here = gasnete_local_addr(node, remote);
+    char *here = gasnete_peer_addr(p, remote);
     if (op == GASNETE_OP_PUT) gasnete_copy_once(here, local, nbytes);
     else if (op == GASNETE_OP_GET) gasnete_copy_once(local, here, nbytes);
     else gasnete_set_once(here, val, nbytes);
     return GASNETE_RMA_DONE;
   }
   const int imm = (flags & GEX_FLAG_IMMEDIATE) != 0;
-  int refused = op == GASNETE_OP_PUT   ? gasnete_put_start(c, node, remote, local, nbytes, imm, borrow)
-                : op == GASNETE_OP_GET ? gasnete_get_start(c, local, node, remote, nbytes, imm)
-                                       : gasnete_memset_start(c, node, remote, val, nbytes, imm);
+  int refused = op == GASNETE_OP_PUT   ? gasnete_put_start(c, p, remote, local, nbytes, imm, borrow)
+                : op == GASNETE_OP_GET ? gasnete_get_start(c, local, p, remote, nbytes, imm)
+                                       : gasnete_memset_start(c, p, remote, val, nbytes, imm);
   return refused ? GASNETE_RMA_REFUSED : GASNETE_RMA_STARTED;
 }
 
@@ -174,9 +174,10 @@ static inline void gasnete_rma_lc(const char *fname, int nbi, gex_Event_t *lc_op
 
 int gasnete_rma_blocking(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank,
                          void *local, void *remote, int val, size_t nbytes, gex_Flags_t flags) {
-  gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
+  gasnete_peer_t p;
+  gasnete_rma_peer(&p, fname, tm, rank, flags);
   gasnete_counter_t c = { 0 };
-  int rc = gasnete_rma(fname, op, &c, node, local, remote, val, nbytes, flags, 1);
+  int rc = gasnete_rma(fname, op, &c, &p, local, remote, val, nbytes, flags, 1);
   if (rc == GASNETE_RMA_STARTED) GASNETE_WAIT_UNTIL(GASNETE_CTR_DONE(&c));
   return rc == GASNETE_RMA_REFUSED;
 }
@@ -184,15 +185,16 @@ int gasnete_rma_blocking(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank
 gex_Event_t gasnete_rma_nb(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank, void *local,
                            void *remote, int val, size_t nbytes, gex_Event_t *lc_opt,
                            gex_Flags_t flags) {
-  gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
+  gasnete_peer_t p;
+  gasnete_rma_peer(&p, fname, tm, rank, flags);
   if (op != GASNETE_OP_GET) gasnete_rma_lc(fname, 0, lc_opt);
-  if (nbytes == 0 || node == gasnete_g.mynode || gasnete_g.local[node]) {
-    gasnete_rma(fname, op, NULL, node, local, remote, val, nbytes, flags, 0);
+  if (nbytes == 0 || gasnete_peer_mapped(&p)) {
+    gasnete_rma(fname, op, NULL, &p, local, remote, val, nbytes, flags, 0);
     return GEX_EVENT_INVALID;
   }
   gasnete_threaddata_t *td = gasnete_mythread();
   struct gasnete_handle *h = gasnete_handle_new(td, GASNETE_H_NB);
-  int rc = gasnete_rma(fname, op, &h->ctr, node, local, remote, val, nbytes, flags,
+  int rc = gasnete_rma(fname, op, &h->ctr, &p, local, remote, val, nbytes, flags,
                        lc_opt == GEX_EVENT_DEFER);
   if (rc == GASNETE_RMA_STARTED && !GASNETE_CTR_DONE(&h->ctr)) return h;
   gasnete_handle_free(td, h); /* refused, or complete already (the send may poll) */
@@ -201,12 +203,12 @@ gex_Event_t gasnete_rma_nb(const char *fname, int op, gex_TM_t tm, gex_Rank_t ra
 
 int gasnete_rma_nbi(const char *fname, int op, gex_TM_t tm, gex_Rank_t rank, void *local,
                     void *remote, int val, size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags) {
-  gasnet_node_t node = gasnete_rma_node(fname, tm, rank, flags);
+  gasnete_peer_t p;
+  gasnete_rma_peer(&p, fname, tm, rank, flags);
   if (op != GASNETE_OP_GET) gasnete_rma_lc(fname, 1, lc_opt);
   if (nbytes == 0) return 0;
-  gasnete_counter_t *c = node == gasnete_g.mynode || gasnete_g.local[node]
-                             ? NULL : gasnete_nbi_counter(op == GASNETE_OP_GET);
-  return gasnete_rma(fname, op, c, node, local, remote, val, nbytes, flags,
+  gasnete_counter_t *c = gasnete_peer_mapped(&p) ? NULL : gasnete_nbi_counter(op == GASNETE_OP_GET);
+  return gasnete_rma(fname, op, c, &p, local, remote, val, nbytes, flags,
                      lc_opt == GEX_EVENT_DEFER) ==
          GASNETE_RMA_REFUSED;
 }

@@ -265,32 +265,33 @@ static size_t gasnete_vis_strided_sides(const char *fname, gasnete_vis_side_t *d
 
 /* ---- checks -------------------------------------------------------------------- */
 
-static void gasnete_vis_outside(const char *fname, gasnet_node_t node, const void *addr,
+static void gasnete_vis_outside(const char *fname, const gasnete_peer_t *p, const void *addr,
                                 size_t len, const char *what, const char *which, size_t i)
     __attribute__((noreturn, cold));
-static void gasnete_vis_outside(const char *fname, gasnet_node_t node, const void *addr,
+static void gasnete_vis_outside(const char *fname, const gasnete_peer_t *p, const void *addr,
                                 size_t len, const char *what, const char *which, size_t i) {
   char name[96];
   if (which) snprintf(name, sizeof name, "%s %s %zu", what, which, i);
   else snprintf(name, sizeof name, "%s box (lowest to highest byte)", what);
-  gasnete_check_remote_slow(fname, node, addr, len, name);
+  gasnete_check_remote_slow(fname, p, addr, len, name);
 }
 
-/* Every piece of the remote side s inside node's segment. */
-static void gasnete_vis_check_remote(const char *fname, gasnet_node_t node,
+/* Every piece of the remote side s inside the peer's segment. */
+static void gasnete_vis_check_remote(const char *fname, const gasnete_peer_t *p,
                                      const gasnete_vis_side_t *s, const char *what) {
+  const gasnet_seginfo_t *seg = &p->seg;
   if (s->kind == GASNETE_VIS_VEC) {
     for (size_t i = 0; i < s->n; i++) {
       gex_Memvec_t v; /* read as bytes: the list may be GASNet-1's gasnet_memvec_t[] */
       memcpy(&v, s->list + i * sizeof v, sizeof v);
-      if (v.gex_len && !gasnete_in_segment(node, v.gex_addr, v.gex_len))
-        gasnete_vis_outside(fname, node, v.gex_addr, v.gex_len, what, "list entry", i);
+      if (v.gex_len && !gasnete_seg_has(seg, v.gex_addr, v.gex_len))
+        gasnete_vis_outside(fname, p, v.gex_addr, v.gex_len, what, "list entry", i);
     }
   } else if (s->kind == GASNETE_VIS_IDX) {
-    void *const *p = (void *const *)(const void *)s->list;
+    void *const *a = (void *const *)(const void *)s->list;
     for (size_t i = 0; s->len && i < s->n; i++)
-      if (!gasnete_in_segment(node, p[i], s->len))
-        gasnete_vis_outside(fname, node, p[i], s->len, what, "list entry", i);
+      if (!gasnete_seg_has(seg, a[i], s->len))
+        gasnete_vis_outside(fname, p, a[i], s->len, what, "list entry", i);
   } else if (s->n) { /* the box: its extremes are elements */
     uintptr_t lo = s->cur, hi = s->cur;
     int wraps = 0;
@@ -301,8 +302,8 @@ static void gasnete_vis_check_remote(const char *fname, gasnet_node_t node,
       else wraps |= __builtin_add_overflow(hi, (uintptr_t)span, &hi);
     }
     wraps |= __builtin_add_overflow(hi, s->len, &hi);
-    if (wraps || !gasnete_in_segment(node, (void *)lo, hi - lo))
-      gasnete_vis_outside(fname, node, (void *)lo, wraps ? SIZE_MAX : hi - lo, what, NULL, 0);
+    if (wraps || !gasnete_seg_has(seg, (void *)lo, hi - lo))
+      gasnete_vis_outside(fname, p, (void *)lo, wraps ? SIZE_MAX : hi - lo, what, NULL, 0);
   }
 }
 
@@ -330,11 +331,11 @@ static void gasnete_vis_bad_flags(const char *fname, gex_Flags_t flags) {
 
 /* Target mapped here: each piece is a copy storing each byte once
  * (gasnete_copy_once: a neighbour may be reading or writing it). */
-static void gasnete_vis_move_mapped(int op, gasnet_node_t node, gasnete_vis_op_t *v) {
+static void gasnete_vis_move_mapped(int op, const gasnete_peer_t *p, gasnete_vis_op_t *v) {
   char *l, *r;
   size_t n;
   while (gasnete_vis_next(v, &l, &r, &n)) {
-    char *here = gasnete_local_addr(node, r);
+    char *here = gasnete_peer_addr(p, r);
     if (op == GASNETE_OP_PUT) gasnete_copy_once(here, l, n);
     else gasnete_copy_once(l, here, n);
   }
@@ -343,7 +344,7 @@ static void gasnete_vis_move_mapped(int op, gasnet_node_t node, gasnete_vis_op_t
 /* The AM being filled with packed pieces, and the operation's counter. */
 typedef struct {
   gasnete_counter_t *c;
-  gasnet_node_t node;
+  const gasnete_peer_t *p;
   int imm;               /* GEX_FLAG_IMMEDIATE, and nothing sent yet */
   gex_AM_SrcDesc_t sd;   /* GEX_AM_SRCDESC_NO_OP: none open */
   char *buf;
@@ -357,7 +358,7 @@ typedef struct {
 static int gasnete_vis_open(gasnete_vis_out_t *o, size_t least) {
   const size_t most = gasnet_AMMaxMedium();
   if (gasnete_window_wait(o->c, most, o->imm)) return 1;
-  o->sd = gex_AM_PrepareRequestMedium(gasnete_g.pair, o->node, NULL, least, most, NULL,
+  o->sd = gex_AM_PrepareRequestMedium(o->p->pair, o->p->node, NULL, least, most, NULL,
                                       o->imm ? GEX_FLAG_IMMEDIATE : 0, 2);
   if (o->sd == GEX_AM_SRCDESC_NO_OP) return 1;
   o->buf = gex_AM_SrcDescAddr(o->sd);
@@ -379,8 +380,8 @@ static void gasnete_vis_flush(gasnete_vis_out_t *o, gex_AM_Index_t handler) {
 /* A large piece as ordinary RMA; 1 when IMMEDIATE refused it. */
 static int gasnete_vis_rma(gasnete_vis_out_t *o, int op, char *l, char *r, size_t n) {
   gasnete_vis_flush(o, op == GASNETE_OP_PUT ? GASNETE_H_VIS_PUT : GASNETE_H_VIS_GET_REQ);
-  int refused = op == GASNETE_OP_PUT ? gasnete_put_start(o->c, o->node, r, l, n, o->imm, 0)
-                                     : gasnete_get_start(o->c, l, o->node, r, n, o->imm);
+  int refused = op == GASNETE_OP_PUT ? gasnete_put_start(o->c, o->p, r, l, n, o->imm, 0)
+                                     : gasnete_get_start(o->c, l, o->p, r, n, o->imm);
   if (!refused) o->imm = 0;
   return refused;
 }
@@ -434,27 +435,27 @@ typedef struct {
 } gasnete_vis_pc_t;
 
 /* The notification of an armed put, once its data is delivered. */
-static void gasnete_vis_pc_send(gasnete_counter_t *c, gasnet_node_t node,
+static void gasnete_vis_pc_send(gasnete_counter_t *c, const gasnete_peer_t *p,
                                 const gasnete_vis_pc_t *pc) {
   gasnete_count(c, pc->nbytes);
-  gex_AM_RequestMedium3(gasnete_g.pair, node, GASNETE_H_VIS_PC, pc->src, pc->nbytes,
+  gex_AM_RequestMedium3(p->pair, p->node, GASNETE_H_VIS_PC, pc->src, pc->nbytes,
                         GEX_EVENT_NOW, 0, (gasnet_handlerarg_t)pc->handler, GASNETE_HI(c),
                         GASNETE_LO(c));
 }
 
 /* Move v's data to or from node, counted on c (unused when node is mapped
  * here and pc is NULL); 1 when IMMEDIATE refused it with nothing sent. */
-static int gasnete_vis_start(int op, gasnete_counter_t *c, gasnet_node_t node, int mapped,
+static int gasnete_vis_start(int op, gasnete_counter_t *c, const gasnete_peer_t *p, int mapped,
                              gasnete_vis_op_t *v, int imm, const gasnete_vis_pc_t *pc) {
   gasnete_counter_t data = { 0 };
-  gasnete_vis_out_t o = { .c = pc ? &data : c, .node = node, .imm = imm,
+  gasnete_vis_out_t o = { .c = pc ? &data : c, .p = p, .imm = imm,
                           .sd = GEX_AM_SRCDESC_NO_OP };
   int refused = 0;
-  if (mapped) gasnete_vis_move_mapped(op, node, v);
+  if (mapped) gasnete_vis_move_mapped(op, p, v);
   else refused = op == GASNETE_OP_PUT ? gasnete_vis_put_net(v, &o) : gasnete_vis_get_net(v, &o);
   if (pc) { /* IMMEDIATE is refused with a peer completion: nothing was refused */
     GASNETE_WAIT_UNTIL(GASNETE_CTR_DONE(&data));
-    gasnete_vis_pc_send(c, node, pc);
+    gasnete_vis_pc_send(c, p, pc);
   }
   return refused;
 }
@@ -487,21 +488,22 @@ static gex_Event_t gasnete_vis(const char *fname, int op, int form, gex_TM_t tm,
   if (GASNETE_UNLIKELY(flags & ~(GASNETE_VIS_FLAGS |
                                  (op == GASNETE_OP_PUT ? GEX_FLAG_ENABLE_LEAF_LC : 0))))
     gasnete_vis_bad_flags(fname, flags);
-  gasnet_node_t node = gasnete_tm_node(fname, tm, rank);
-  gasnete_vis_check_remote(fname, node, &v->rem,
+  gasnete_peer_t p;
+  gasnete_peer(&p, fname, tm, rank, GEX_EP_CAPABILITY_VIS);
+  gasnete_vis_check_remote(fname, &p, &v->rem,
                            op == GASNETE_OP_PUT ? "destination" : "source");
   gasnete_vis_pc_t pcbuf;
   const gasnete_vis_pc_t *pc = gasnete_vis_take_pc(fname, op, flags, td, &pcbuf) ? &pcbuf : NULL;
-  const int mapped = node == gasnete_g.mynode || gasnete_g.local[node] != NULL;
+  const int mapped = gasnete_peer_mapped(&p);
   if (mapped && !pc) { /* complete at once, in every form */
-    gasnete_vis_move_mapped(op, node, v);
+    gasnete_vis_move_mapped(op, &p, v);
     return GEX_EVENT_INVALID;
   }
   gasnete_counter_t stack = { 0 }, *c = &stack;
   struct gasnete_handle *h = NULL;
   if (form == GASNETE_VIS_NB) h = gasnete_handle_new(td, GASNETE_H_NB), c = &h->ctr;
   if (form == GASNETE_VIS_NBI) c = gasnete_nbi_counter(op == GASNETE_OP_GET);
-  int refused = gasnete_vis_start(op, c, node, mapped, v, (flags & GEX_FLAG_IMMEDIATE) != 0, pc);
+  int refused = gasnete_vis_start(op, c, &p, mapped, v, (flags & GEX_FLAG_IMMEDIATE) != 0, pc);
   if (form == GASNETE_VIS_BLOCKING && !refused) GASNETE_WAIT_UNTIL(GASNETE_CTR_DONE(c));
   if (h) {
     if (!refused && !GASNETE_CTR_DONE(&h->ctr)) return h;
@@ -607,9 +609,7 @@ void gasnete_vis_get_rep_handler(gasnet_token_t t, void *buf, size_t n, gasnete_
  * client's handler observes it. */
 void gasnete_vis_pc_handler(gasnet_token_t t, void *buf, size_t n, gasnete_arg_t handler,
                             gasnete_arg_t chi, gasnete_arg_t clo) {
-  gasnet_node_t src = 0;
-  gasnet_AMGetMsgSource(t, &src);
-  gasnetc_handler_run_reply_medium("gex_VIS_SetPeerCompletionHandler", src,
+  gasnetc_handler_run_reply_medium("gex_VIS_SetPeerCompletionHandler", t,
                                    (gex_AM_Index_t)handler, buf, n);
   gex_AM_ReplyShort3(t, GASNETE_H_ACK, 0, chi, clo, (gasnet_handlerarg_t)n);
 }

@@ -135,6 +135,9 @@ typedef uint32_t gex_TI_t;
 #define GEX_EP_CAPABILITY_COLL (1u << 3)
 #define GEX_EP_CAPABILITY_AD   (1u << 4)
 #define GEX_EP_CAPABILITY_ALL  0x1fu
+/* Endpoints per process, the primordial one included (gex_EP_Create); the
+ * number Berkeley's multi-EP conduits give, an index fits the AM header. */
+#define GASNET_MAXEPS 33
 #define GEX_TI_SRCRANK (1u << 0)
 #define GEX_TI_EP      (1u << 1)
 #define GEX_TI_ENTRY   (1u << 2)

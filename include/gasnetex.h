@@ -60,7 +60,6 @@ typedef struct gasnetc_team *gex_TM_t;            /* a team member, or a TM-pair
 #define GEX_EP_INVALID ((gex_EP_t)0)
 #define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
 #define GEX_TM_INVALID ((gex_TM_t)0)
-#define GASNET_MAXEPS 1                           /* the primordial EP only, for now */
 typedef struct { gex_Rank_t gex_rank; gex_EP_Index_t gex_ep_index; } gex_EP_Location_t;
 
 /* The flags, the data types and the operation codes: gasnet_fwd.h. */

@@ -73,7 +73,8 @@ int main(int argc, char **argv) {
     uint32_t want = t_sum(lend.buf, len);
     uint8_t hdr[GASNETC_WIRE_MAX_LEN];
     int32_t arg = (int32_t)len;
-    size_t hl = gasnetc_wire_encode(hdr, GASNETC_WIRE_MEDIUM, 129, 0, 0, 1, &arg);
+    gasnetc_wire_msg_t m = { .category = GASNETC_WIRE_MEDIUM, .handler = 129, .nargs = 1 };
+    size_t hl = gasnetc_wire_encode(hdr, &m, &arg);
     int before = got_replies;
     T_CHECK(gasnetc_route_commit(&lend, hdr, hl, len));
     GASNET_BLOCKUNTIL(got_replies > before);

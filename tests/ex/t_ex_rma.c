@@ -301,21 +301,22 @@ static void check_immediate(void) {
   T_EXPECT(wrong == 0, "%d puts disagree with their IMMEDIATE result", wrong);
 }
 
-/* [PROPOSED] calls: a second EP is refused (GASNET_ERR_RESOURCE, nothing
- * changed); a second segment may be created and destroyed, but not bound
- * to the EP that has one (GASNET_ERR_BAD_ARG). */
+/* [PROPOSED] calls: an EP of no capability is refused (GASNET_ERR_BAD_ARG,
+ * nothing changed; t_ex_mep makes real ones); a second segment may be
+ * created and destroyed, but not bound to the EP that has one
+ * (GASNET_ERR_BAD_ARG). */
 static void check_proposed(gex_Client_t client, gex_EP_t ep, gex_Segment_t segment) {
   gex_System_SetVerboseErrors(0);
   gex_EP_t ep2 = GEX_EP_INVALID;
   gex_Segment_t s2 = GEX_SEGMENT_INVALID;
-  int a = gex_EP_Create(&ep2, client, GEX_EP_CAPABILITY_RMA, 0);
+  int a = gex_EP_Create(&ep2, client, 0, 0);
   int b = gex_Segment_Create(&s2, client, NULL, 1 << 20, GEX_MK_HOST, 0);
   int c = gex_EP_BindSegment(ep, s2, 0);
   gex_System_SetVerboseErrors(1);
-  printf("node %u: [PROPOSED] gex_EP_Create %s (want GASNET_ERR_RESOURCE), gex_Segment_Create "
+  printf("node %u: [PROPOSED] gex_EP_Create of no capability %s (want GASNET_ERR_BAD_ARG), gex_Segment_Create "
          "%s (want GASNET_OK), gex_EP_BindSegment to a bound EP %s (want GASNET_ERR_BAD_ARG)\n",
          (unsigned)me, gasnet_ErrorName(a), gasnet_ErrorName(b), gasnet_ErrorName(c));
-  T_EXPECT(a == GASNET_ERR_RESOURCE && ep2 == GEX_EP_INVALID, "gex_EP_Create: %s",
+  T_EXPECT(a == GASNET_ERR_BAD_ARG && ep2 == GEX_EP_INVALID, "gex_EP_Create: %s",
            gasnet_ErrorName(a));
   T_EXPECT(b == GASNET_OK && s2 != GEX_SEGMENT_INVALID && gex_Segment_QuerySize(s2) >= (1 << 20),
            "gex_Segment_Create: %s", gasnet_ErrorName(b));
