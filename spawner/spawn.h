@@ -198,6 +198,9 @@ const char *spawn_coll_name(uint32_t op);
 
 /* spawn_proc.c */
 int spawn_proc_ranks(spawn_node_t *node);   /* fork/exec own ranks */
+/* Can this host start n more ranks (process ids, RLIMIT_NPROC counting the
+ * user's running tasks, RLIMIT_NOFILE for 3 per rank)? 0, or -1 and why. */
+int spawn_proc_limits(uint32_t n, char *why, size_t len);
 int spawn_proc_kid(spawn_node_t *node, spawn_kid_t *k);  /* ssh one relay */
 int spawn_proc_cspawn(spawn_node_t *node);  /* run GASNET_CSPAWN_CMD */
 void spawn_proc_reap(spawn_node_t *node);   /* SIGCHLD: waitpid all */
