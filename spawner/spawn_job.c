@@ -170,6 +170,14 @@ void spawn_job_fail(const char *msg)
   teardown(SIGTERM, SIGKILL, job.kill_grace_ms);
 }
 
+/* A host given up: the job fails, and this is said even while it ends. */
+void spawn_job_notice(const char *msg)
+{
+  if (!spawn_job_dying()) { spawn_job_fail(msg); return; }
+  fprintf(stderr, SPAWN_NAME ": %s\n", msg);
+  set_code(1);
+}
+
 void spawn_job_fini(uint32_t rank, int code)
 {
   (void)rank;
@@ -267,6 +275,7 @@ void spawn_job_signal(int sig)
   held_end(0);
   if (job.phase == JOB_SIGNALED) {         /* asked twice: no more waiting */
     spawn_node_signal(job.node, SIGKILL);
+    spawn_node_give_up(job.node);
     return;
   }
   set_code(128 + sig);
@@ -284,6 +293,7 @@ void spawn_job_done(void)
   }
   free(job.lines);
   if (job.node->keyfile) unlink(job.node->keyfile);
+  spawn_node_log_flush(job.node);
   /* a code the shell cannot show as it is (gasnet_exit(300) would read as
    * 44, gasnet_exit(256) as success) becomes 1 */
   exit(job.code >= 0 && job.code <= 255 ? job.code : 1);
