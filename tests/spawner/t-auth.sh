@@ -2,7 +2,7 @@
 # t-auth.sh - connections to the launcher's port that do not know the job
 # secret (a full handshake with a wrong secret, garbage bytes, an AUTH frame
 # claiming 64 MiB, silence for 5 s) are closed and logged, as a count per
-# 5 s (the first at once: two lines for the four); the job goes on and
+# 5 s (the first at once: 2 or 3 lines for the four); the job goes on and
 # succeeds. The
 # secret is in no rank's argv or environment, and a rank keeps no descriptor
 # but 0, 1, 2 and its connection.
@@ -30,6 +30,8 @@ wait $lp; rc=$?
 check_eq "job status after intruders" "$rc" 0
 check_eq "job ranks finished" "$(grep -c 'exchange(64 x 2) ok' "$T/out")" 2
 check_eq "rejections counted" "$(sed -n 's/^gasnetrun: rejected \([0-9]*\) connections* in [0-9.]* s (the last from 127.0.0.1:[0-9]*: .*)$/\1/p' "$T/err" | awk '{ s += $1 } END { print s + 0 }')" 4
-check_eq "lines about them" "$(grep -c 'rejected' "$T/err")" 2
+n=$(grep -c 'rejected' "$T/err")
+echo "     lines about them: $n (want 1 to 3: the first at once, then one per 5 s of a 12 s job)"
+[ "$n" -ge 1 ] && [ "$n" -le 3 ] || fail "want 1 to 3 lines about rejected connections, got $n"
 cat "$T/err"
 finish
