@@ -285,6 +285,17 @@ static void *gasnetc_segment_mmap(void *hint, uintptr_t size, int shared, int *f
  * aligned, halving on failure. minheapoffset (spec 2.1.0.2): the segment must
  * start at least that far above the current end of the heap; on Linux mmap
  * places it far above the break already, we only check and retry with a hint. */
+/* No segment can start further above the heap than the user address space
+ * reaches (x86-64: 2^47 bytes; 32-bit: 2^31 at best), so a minheapoffset
+ * beyond it is a mistake, not a request we could honour. */
+#if UINTPTR_MAX > 0xffffffffu
+#define GASNETC_MAX_HEAPOFFSET ((uintptr_t)1 << 47)
+#define GASNETC_MAX_HEAPOFFSET_NAME "2^47"
+#else
+#define GASNETC_MAX_HEAPOFFSET ((uintptr_t)1 << 31)
+#define GASNETC_MAX_HEAPOFFSET_NAME "2^31"
+#endif
+
 int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
                            gasnet_seginfo_t *mine) {
 #if defined(GASNET_SEGMENT_EVERYTHING)
@@ -295,6 +306,12 @@ int gasnetc_segment_attach(uintptr_t segsize, uintptr_t minheapoffset,
 #else
   mine->addr = NULL;
   mine->size = 0;
+  if (minheapoffset > GASNETC_MAX_HEAPOFFSET)
+    return gasnetc_setup_failed(GASNET_ERR_BAD_ARG, "gasnet_attach",
+                                "minheapoffset %llu is above %llu (" GASNETC_MAX_HEAPOFFSET_NAME
+                                ", the user address space): no segment can start that far "
+                                "above the heap (spec 2.1.0.2)", (unsigned long long)minheapoffset,
+                                (unsigned long long)GASNETC_MAX_HEAPOFFSET);
   if (segsize == 0) return GASNET_OK; /* no segment: no Long can target us */
   if (segsize > gasnetc_g.max_local_seg) segsize = gasnetc_g.max_local_seg;
   uintptr_t heap_end = (uintptr_t)sbrk(0);

@@ -478,7 +478,7 @@ int main(int argc, char **argv)
   else parse_args(argc, argv, &a);
 
   /* the environment snapshot and the tunables read from it */
-  char why[256];
+  char why[512];
   for (char **e = environ; *e; e++) cfg.nenv++;
   cfg.env = environ;
   if (spawn_opts_read(&cfg, &node.opt, why, sizeof why) < 0) die2("%s", why);
@@ -499,6 +499,8 @@ int main(int argc, char **argv)
   if (spawn_random(node.secret, sizeof node.secret) < 0) die2("getrandom failed: %s", strerror(errno));
   root_addr(&node, &a, o);
   raise_fd_limit();
+  /* before anything is forked: will this host's ranks fit its limits? */
+  if (spawn_proc_limits(cfg.n, why, sizeof why) < 0) die2("-n %u: %s", (unsigned)a.n, why);
   if (spawn_job_init(&node, a.verbose) < 0) die2("out of memory");
   return run_node(&node);
 }

@@ -77,6 +77,7 @@ typedef struct spawn_opts {
   uint32_t max_ppn;          /* GASNET_MAX_PPN, 0: no limit */
   uint64_t exit_grace_ms;    /* GASNET_EXIT_GRACE, 2 s */
   uint64_t kill_grace_ms;    /* GASNET_KILL_GRACE, 2 s */
+  uint64_t relay_timeout_ms; /* GASNET_RELAY_TIMEOUT, 30 s; 0: never */
 } spawn_opts_t;
 
 /* 0, or -EINVAL with a one-line reason in why. */
@@ -134,6 +135,7 @@ typedef struct spawn_kid {
   int alive, status;
   int stdin_fd;              /* write end of ssh's stdin: our channel */
   uint64_t started_ms, ended_ms;
+  uint64_t heard_ms;         /* last frame from it (PONG at least every NODE_PING_MS) */
   spawn_conn_t *conn;
   int connected, done, lost, complete;
   uint32_t coll_gen;
@@ -169,6 +171,16 @@ struct spawn_node {
   spawn_buf_t env_body;      /* serialized env snapshot for rank WELCOMEs */
   int finished;              /* done: everything below is gone */
   int last_sig;              /* last signal sent below, for late relays */
+  uint64_t sig_ms;           /* when the first signal went below: the job ends */
+  uint64_t kill_ms;          /* when SIGKILL went below */
+  uint64_t tick_ms;          /* the last tick: a late one means we were blocked */
+  uint64_t ping_ms;          /* the last PING to the kids */
+  uint32_t height;           /* levels of relays below this node */
+  struct {                   /* rejected connections, logged once per interval */
+    uint32_t count;
+    uint64_t since_ms, logged_ms;
+    char last[160];
+  } rejected;
   int out_paused;            /* relays: rank output unread, parent is slow */
   struct {
     int active;
@@ -183,12 +195,14 @@ int spawn_node_adopt_parent(spawn_node_t *node, int fd);
 int spawn_node_watch_pipe(spawn_node_t *node, spawn_rank_t *r, int i, int fd);
 void spawn_node_signal(spawn_node_t *node, int sig); /* every rank below */
 void spawn_node_check(spawn_node_t *node);
+void spawn_node_give_up(spawn_node_t *node);  /* every relay not done: killed, named */
 void spawn_conn_send(spawn_conn_t *c, spawn_msg_t *m);   /* NULL c: nothing */
 void spawn_conn_send_frame(spawn_conn_t *c, uint16_t type, uint32_t a, uint32_t b,
                            const void *p, size_t len);
 spawn_msg_t *spawn_msg_frame(uint16_t type, uint32_t a, uint32_t b, const void *p, size_t len);
 void spawn_msg_unref(spawn_msg_t *m);
 void spawn_node_fail(spawn_node_t *node, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void spawn_node_log_flush(spawn_node_t *node);  /* the rejected-connections line, if any */
 
 /* spawn_coll.c: a COLL frame from one of our ranks (first = its rank,
  * count 1) or kids (its subtree's range); `gen` is the sender's marker. */
@@ -198,6 +212,9 @@ const char *spawn_coll_name(uint32_t op);
 
 /* spawn_proc.c */
 int spawn_proc_ranks(spawn_node_t *node);   /* fork/exec own ranks */
+/* Can this host start n more ranks (process ids, RLIMIT_NPROC counting the
+ * user's running tasks, RLIMIT_NOFILE for 3 per rank)? 0, or -1 and why. */
+int spawn_proc_limits(uint32_t n, char *why, size_t len);
 int spawn_proc_kid(spawn_node_t *node, spawn_kid_t *k);  /* ssh one relay */
 int spawn_proc_cspawn(spawn_node_t *node);  /* run GASNET_CSPAWN_CMD */
 void spawn_proc_reap(spawn_node_t *node);   /* SIGCHLD: waitpid all */
@@ -213,6 +230,7 @@ void spawn_job_fini(uint32_t rank, int code);
 void spawn_job_abort(uint32_t rank, int code, const char *why);
 void spawn_job_exit(uint32_t rank, uint32_t how, uint32_t value, uint32_t flags);
 void spawn_job_fail(const char *msg);
+void spawn_job_notice(const char *msg);  /* printed whatever the phase */
 void spawn_job_signal(int sig);
 void spawn_job_done(void) __attribute__((noreturn));
 void spawn_job_host_of(uint32_t rank, char *out, size_t len);

@@ -141,7 +141,7 @@ static int opt_num(const spawn_cfg_t *c, const char *name, double dflt, double m
 
 int spawn_opts_read(const spawn_cfg_t *c, spawn_opts_t *o, char *why, size_t whylen)
 {
-  double deg, conn, ppn, eg, kg;
+  double deg, conn, ppn, eg, kg, rt;
   const char *fn = opt_str(c, "GASNET_SPAWNFN");
   memset(o, 0, sizeof *o);
   o->mode = fn ? (char)(*fn & ~0x20) : 0;
@@ -163,12 +163,14 @@ int spawn_opts_read(const spawn_cfg_t *c, spawn_opts_t *o, char *why, size_t why
       || opt_num(c, "GASNET_CONNECT_TIMEOUT", 30, 1, &conn, why, whylen)
       || opt_num(c, "GASNET_MAX_PPN", 0, 0, &ppn, why, whylen)
       || opt_num(c, "GASNET_EXIT_GRACE", 2, 0, &eg, why, whylen)
-      || opt_num(c, "GASNET_KILL_GRACE", 2, 0, &kg, why, whylen))
+      || opt_num(c, "GASNET_KILL_GRACE", 2, 0, &kg, why, whylen)
+      || opt_num(c, "GASNET_RELAY_TIMEOUT", 30, 0, &rt, why, whylen))
     return -EINVAL;
   o->out_degree = (uint32_t)deg;
   o->connect_s = (uint32_t)conn;
   o->max_ppn = (uint32_t)ppn;
   o->exit_grace_ms = (uint64_t)(eg * 1000);
   o->kill_grace_ms = (uint64_t)(kg * 1000);
+  o->relay_timeout_ms = (uint64_t)(rt * 1000);
   return 0;
 }

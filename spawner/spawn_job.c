@@ -22,6 +22,11 @@
 
 /* A line longer than this is written in pieces rather than held forever. */
 #define JOB_LINE_MAX (1u << 20)
+/* A rank that aborts because it lost a peer ("lost node N", the core's
+ * gasnetc_peer_dead_cb) often tells us before we have reaped that peer:
+ * its abort waits this long for our own wait status of the peer, which
+ * names the real cause (a signal, an exit) when it comes in time. */
+#define JOB_LOST_HOLD_MS 500
 
 enum job_phase { JOB_RUNNING, JOB_ENDING, JOB_ABORTING, JOB_SIGNALED };
 
@@ -35,6 +40,12 @@ static struct {
   uv_timer_t timer;          /* next step of a teardown */
   int next_sig;              /* what the timer sends */
   uint64_t exit_grace_ms, kill_grace_ms;
+  struct {                   /* an abort waiting for the lost peer's status */
+    int active, code;
+    uint32_t rank, lost;
+    char *why;
+    uv_timer_t timer;
+  } held;
 } job;
 
 int spawn_job_dying(void) { return job.phase == JOB_ABORTING || job.phase == JOB_SIGNALED; }
@@ -159,6 +170,14 @@ void spawn_job_fail(const char *msg)
   teardown(SIGTERM, SIGKILL, job.kill_grace_ms);
 }
 
+/* A host given up: the job fails, and this is said even while it ends. */
+void spawn_job_notice(const char *msg)
+{
+  if (!spawn_job_dying()) { spawn_job_fail(msg); return; }
+  fprintf(stderr, SPAWN_NAME ": %s\n", msg);
+  set_code(1);
+}
+
 void spawn_job_fini(uint32_t rank, int code)
 {
   (void)rank;
@@ -168,10 +187,9 @@ void spawn_job_fini(uint32_t rank, int code)
   teardown(0, SIGQUIT, job.exit_grace_ms);
 }
 
-void spawn_job_abort(uint32_t rank, int code, const char *why)
+static void abort_now(uint32_t rank, int code, const char *why)
 {
   char host[256];
-  if (spawn_job_dying()) { set_code(code); return; }
   spawn_job_host_of(rank, host, sizeof host);
   fprintf(stderr, SPAWN_NAME ": rank %u (on host %s) aborted the job%s%s\n", (unsigned)rank, host,
           why && *why ? ": " : "", why ? why : "");
@@ -180,11 +198,59 @@ void spawn_job_abort(uint32_t rank, int code, const char *why)
   teardown(SIGTERM, SIGKILL, job.kill_grace_ms);
 }
 
+/* The held abort goes ahead (release) or is dropped for a better cause. */
+static void held_end(int release)
+{
+  if (!job.held.active) return;
+  job.held.active = 0;
+  uv_timer_stop(&job.held.timer);
+  if (release && job.phase == JOB_RUNNING) abort_now(job.held.rank, job.held.code, job.held.why);
+  else if (release) set_code(job.held.code ? job.held.code : 1);
+  free(job.held.why);
+  job.held.why = NULL;
+}
+
+static void on_held_timer(uv_timer_t *t)
+{
+  (void)t;
+  held_end(1);
+}
+
+/* The peer an abort message says was lost (gasnetc_peer_dead_cb: "lost
+ * node N (...)"), or -1. */
+static long abort_lost_peer(const char *why)
+{
+  const char *p = why ? strstr(why, "lost node ") : NULL;
+  char *end;
+  if (!p) return -1;
+  unsigned long n = strtoul(p + 10, &end, 10);
+  return end == p + 10 || n >= job.size ? -1 : (long)n;
+}
+
+void spawn_job_abort(uint32_t rank, int code, const char *why)
+{
+  if (job.held.active) return;           /* the same loss, told by another */
+  if (spawn_job_dying()) { set_code(code); return; }
+  long lost = abort_lost_peer(why);
+  if (lost < 0 || job.phase != JOB_RUNNING) { abort_now(rank, code, why); return; }
+  job.held.active = 1;
+  job.held.rank = rank;
+  job.held.code = code;
+  job.held.lost = (uint32_t)lost;
+  job.held.why = strdup(why);
+  uv_timer_start(&job.held.timer, on_held_timer, JOB_LOST_HOLD_MS, 0);
+}
+
 void spawn_job_exit(uint32_t rank, uint32_t how, uint32_t value, uint32_t flags)
 {
   char host[256], why[64];
   int code = how == SPAWN_HOW_SIGNALED ? 128 + (int)value : (int)value;
   job_flush(rank);
+  /* the peer a held abort is about: a failure of its own is the cause */
+  int failed = !(flags & SPAWN_EXIT_FINISHED)
+               && !(how == SPAWN_HOW_EXITED && value == 0 && !(flags & SPAWN_EXIT_CONNECTED));
+  if (job.held.active && (rank == job.held.lost || job.phase != JOB_RUNNING))
+    held_end(!failed || job.phase != JOB_RUNNING);
   if (flags & SPAWN_EXIT_FINISHED) {       /* its boot_fini/abort code counts */
     if (how == SPAWN_HOW_EXITED) set_code(code);
     return;
@@ -206,8 +272,10 @@ void spawn_job_exit(uint32_t rank, uint32_t how, uint32_t value, uint32_t flags)
 
 void spawn_job_signal(int sig)
 {
+  held_end(0);
   if (job.phase == JOB_SIGNALED) {         /* asked twice: no more waiting */
     spawn_node_signal(job.node, SIGKILL);
+    spawn_node_give_up(job.node);
     return;
   }
   set_code(128 + sig);
@@ -217,6 +285,7 @@ void spawn_job_signal(int sig)
 
 void spawn_job_done(void)
 {
+  held_end(1);
   for (uint32_t r = 0; r < job.size; r++) {
     job_flush(r);
     free(job.lines[2 * r].p);
@@ -224,7 +293,10 @@ void spawn_job_done(void)
   }
   free(job.lines);
   if (job.node->keyfile) unlink(job.node->keyfile);
-  exit(job.code & 0xff ? job.code & 0xff : job.code ? 1 : 0);
+  spawn_node_log_flush(job.node);
+  /* a code the shell cannot show as it is (gasnet_exit(300) would read as
+   * 44, gasnet_exit(256) as success) becomes 1 */
+  exit(job.code >= 0 && job.code <= 255 ? job.code : 1);
 }
 
 int spawn_job_init(spawn_node_t *n, int verbose)
@@ -236,5 +308,6 @@ int spawn_job_init(spawn_node_t *n, int verbose)
   job.kill_grace_ms = n->opt.kill_grace_ms;
   job.lines = calloc((size_t)job.size * 2, sizeof *job.lines);
   uv_timer_init(n->loop, &job.timer);
+  uv_timer_init(n->loop, &job.held.timer);
   return job.lines ? 0 : -ENOMEM;
 }

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <arpa/inet.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,8 +27,24 @@
 /* The tick that checks deadlines. */
 #define NODE_TICK_MS 100
 /* A connection must authenticate this soon after it is accepted: a stranger
- * cannot hold descriptors forever. */
-#define NODE_AUTH_MS 10000
+ * cannot hold descriptors for long (a real rank or relay answers HELLO in
+ * milliseconds). No count is shared with strangers: each has its deadline. */
+#define NODE_AUTH_MS 5000
+/* Rejected connections are logged as one line per this interval, with a
+ * count: a flood of strangers cannot flood stderr. */
+#define NODE_REJECT_LOG_MS 5000
+/* Liveness of child relays: a PING to each this often; any frame from a
+ * kid counts as its answer. Once the job ends (a signal went below), a kid
+ * silent for NODE_ENDING_SILENT_MS is given up at once (a reachable relay
+ * answers within milliseconds): its ssh client is killed, the host named.
+ * A kid that never connected is given up NODE_GIVEUP_MS per level of relays
+ * below us after SIGKILL went below. */
+#define NODE_PING_MS 1000
+#define NODE_ENDING_SILENT_MS 3000
+#define NODE_GIVEUP_MS 2000
+/* A tick this late means this node itself was not running (blocked on its
+ * stdout, stopped): it cannot judge its kids' silence over that time. */
+#define NODE_LATE_MS 1000
 /* A relay stops reading its ranks' output while more than HIGH bytes wait
  * to go to its parent, and starts again below LOW: a slow launcher stdout
  * slows the ranks down instead of filling the relay's memory. */
@@ -167,7 +185,7 @@ static void conn_close(spawn_conn_t *c)
   } else if (c->role == SPAWN_CONN_KID) {
     spawn_kid_t *k = c->owner;
     k->conn = NULL;
-    if (!k->done) {
+    if (!k->done && !k->lost) {
       k->lost = 1;
       k->ended_ms = gasneti_now_ms();
       if (!n->is_root || !spawn_job_dying())
@@ -181,11 +199,31 @@ static void conn_close(spawn_conn_t *c)
   spawn_node_check(n);
 }
 
+void spawn_node_log_flush(spawn_node_t *n)
+{
+  if (!n->rejected.count) return;
+  double secs = (double)(gasneti_now_ms() - n->rejected.since_ms) / 1000;
+  fprintf(stderr, SPAWN_NAME ": %s%s%srejected %u connection%s in %.1f s (the last from %s)\n",
+          n->is_root ? "" : "relay on ", n->is_root ? "" : n->host, n->is_root ? "" : ": ",
+          (unsigned)n->rejected.count, n->rejected.count == 1 ? "" : "s", secs, n->rejected.last);
+  n->rejected.count = 0;
+}
+
+/* Close a connection that failed the handshake; counted, and logged by
+ * spawn_node_log_flush at most once per NODE_REJECT_LOG_MS. */
 static void reject(spawn_conn_t *c, const char *why)
 {
-  fprintf(stderr, SPAWN_NAME ": %s%s%srejected connection from %s: %s\n",
-          c->node->is_root ? "" : "relay on ", c->node->is_root ? "" : c->node->host,
-          c->node->is_root ? "" : ": ", c->peer, why);
+  spawn_node_t *n = c->node;
+  uint64_t now = gasneti_now_ms();
+  if (!n->rejected.count) n->rejected.since_ms = now;
+  n->rejected.count++;
+  snprintf(n->rejected.last, sizeof n->rejected.last, "%s: %s", c->peer, why);
+  /* the first in an interval is said at once (a misconfigured peer shows
+   * up), the rest as a count on the tick after the interval */
+  if (!n->rejected.logged_ms || now - n->rejected.logged_ms >= NODE_REJECT_LOG_MS) {
+    spawn_node_log_flush(n);
+    n->rejected.logged_ms = now;
+  }
   conn_close(c);
 }
 
@@ -254,6 +292,7 @@ static void conn_auth(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t *p, s
   if (!k) { reject(c, "no relay expected with that id"); return; }
   if (cfg->cspawn) k->host = strdup(a.host);
   k->conn = c; k->connected = 1;
+  k->heard_ms = gasneti_now_ms();
   n->kids_connected++;
   c->role = SPAWN_CONN_KID; c->owner = k;
   kid_welcome(n, c, k, mac);
@@ -305,6 +344,8 @@ static void frame_from_kid(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t 
   spawn_kid_t *k = c->owner;
   char who[300];
   snprintf(who, sizeof who, "relay on host %s", k->host ? k->host : "?");
+  k->heard_ms = gasneti_now_ms();
+  if (h->type == SPAWN_PONG) return;
   if (h->type == SPAWN_COLL) { spawn_coll_from(n, who, &k->coll_gen, k->lo, k->n, h, p, len); return; }
   if (h->type == SPAWN_DONE) { k->done = 1; k->ended_ms = gasneti_now_ms(); spawn_node_check(n); return; }
   if (h->type != SPAWN_FINI && h->type != SPAWN_ABORT && h->type != SPAWN_EXIT
@@ -342,6 +383,7 @@ static void frame_from_kid(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t 
     memcpy(msg, p, m);
     msg[m] = 0;
     if (h->type == SPAWN_ABORT) spawn_job_abort(rank, (int)h->a, msg);
+    else if (h->a == 1) spawn_job_notice(msg);
     else if (!spawn_job_dying()) spawn_job_fail(msg);
     break;
   }
@@ -352,6 +394,7 @@ static void frame_from_parent(spawn_conn_t *c, const spawn_hdr_t *h, const uint8
 {
   spawn_node_t *n = c->node;
   if (h->type == SPAWN_SIGNAL) { spawn_node_signal(n, (int)h->a); return; }
+  if (h->type == SPAWN_PING) { spawn_conn_send_frame(c, SPAWN_PONG, 0, 0, NULL, 0); return; }
   if (h->type != SPAWN_COLL_RESULT) {
     fprintf(stderr, SPAWN_NAME ": relay on %s: protocol error: parent sent %s\n", n->host, spawn_type_name(h->type));
     conn_close(c);
@@ -515,6 +558,8 @@ int spawn_node_watch_pipe(spawn_node_t *n, spawn_rank_t *r, int i, int fd)
 void spawn_node_signal(spawn_node_t *n, int sig)
 {
   n->last_sig = sig;
+  if (!n->sig_ms) n->sig_ms = gasneti_now_ms();
+  if (sig == SIGKILL && !n->kill_ms) n->kill_ms = gasneti_now_ms();
   /* a rank leads its own process group: the signal reaches its children
    * too (unless it moved itself elsewhere) */
   for (uint32_t i = 0; i < n->cfg->n && n->ranks; i++)
@@ -581,14 +626,81 @@ void spawn_node_check(spawn_node_t *n)
   if (uv_write(&w->req, (uv_stream_t *)&n->parent->tcp, &b, 1, relay_exit) < 0) exit(0);
 }
 
+/* Tell of a kid given up: the root says it (whatever the job's phase), a
+ * relay sends it up as a notice. */
+static void kid_notice(spawn_node_t *n, const char *msg)
+{
+  if (n->is_root) spawn_job_notice(msg);
+  else spawn_conn_send_frame(n->parent, SPAWN_FAIL, 1, 0, msg, strlen(msg));
+}
+
+/* Stop waiting for kid k: kill its ssh client (its relay, if alive, sees the
+ * channel close and kills its ranks), drop its connection, name its host. */
+static void kid_give_up(spawn_node_t *n, spawn_kid_t *k, const char *why)
+{
+  char msg[512];
+  snprintf(msg, sizeof msg, "lost contact with the relay on host %s (ranks %u-%u): %s; given up",
+           k->host ? k->host : "?", (unsigned)k->lo, (unsigned)(k->lo + k->n - 1), why);
+  k->lost = 1;
+  k->ended_ms = gasneti_now_ms();
+  if (k->alive && k->pid > 0) kill(k->pid, SIGKILL);
+  if (k->stdin_fd >= 0) { close(k->stdin_fd); k->stdin_fd = -1; }
+  kid_notice(n, msg);
+  if (k->conn) conn_close(k->conn);
+}
+
+/* A second terminating signal at the launcher: wait for no relay. */
+void spawn_node_give_up(spawn_node_t *n)
+{
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    spawn_kid_t *k = &n->kids[i];
+    if (!k->done && !k->lost) kid_give_up(n, k, "the launcher was told twice to stop");
+  }
+  spawn_node_check(n);
+}
+
+/* Liveness of the kids (NODE_PING_MS): ping them; give up those silent
+ * past GASNET_RELAY_TIMEOUT, or past NODE_ENDING_SILENT_MS once the job
+ * ends, and those never connected NODE_GIVEUP_MS per level after SIGKILL. */
+static void kids_liveness(spawn_node_t *n, uint64_t now)
+{
+  char why[128];
+  if (now - n->ping_ms >= NODE_PING_MS) {
+    n->ping_ms = now;
+    for (uint32_t i = 0; i < n->nkids; i++)
+      if (n->kids[i].conn && !n->kids[i].done) spawn_conn_send_frame(n->kids[i].conn, SPAWN_PING, 0, 0, NULL, 0);
+  }
+  uint64_t limit = n->sig_ms ? NODE_ENDING_SILENT_MS : n->opt.relay_timeout_ms;
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    spawn_kid_t *k = &n->kids[i];
+    if (k->done || k->lost) continue;
+    if (k->conn && limit && now - k->heard_ms > limit) {
+      snprintf(why, sizeof why, "no answer for %.1f s%s", (double)(now - k->heard_ms) / 1000,
+               n->sig_ms ? " while the job ends" : " (GASNET_RELAY_TIMEOUT)");
+      kid_give_up(n, k, why);
+    } else if (!k->conn && n->kill_ms && now - n->kill_ms > (uint64_t)NODE_GIVEUP_MS * n->height) {
+      snprintf(why, sizeof why, "not done %.1f s after SIGKILL", (double)(now - n->kill_ms) / 1000);
+      kid_give_up(n, k, why);
+    }
+  }
+}
+
 static void on_tick(uv_timer_t *t)
 {
   spawn_node_t *n = t->data;
   uint64_t now = gasneti_now_ms();
+  if (n->tick_ms && now - n->tick_ms > NODE_LATE_MS)   /* we were not running */
+    for (uint32_t i = 0; i < n->nkids; i++) n->kids[i].heard_ms = now;
+  n->tick_ms = now;
   for (spawn_conn_t *c = n->unauth, *next; c; c = next) {
     next = c->next;
-    if (now - c->born_ms > NODE_AUTH_MS) reject(c, "no authentication within 10 s");
+    if (now - c->born_ms > NODE_AUTH_MS) reject(c, "no authentication within 5 s");
   }
+  if (n->rejected.count && now - n->rejected.logged_ms >= NODE_REJECT_LOG_MS) {
+    spawn_node_log_flush(n);
+    n->rejected.logged_ms = now;
+  }
+  kids_liveness(n, now);
   for (uint32_t i = 0; i < n->nkids; i++) {
     spawn_kid_t *k = &n->kids[i];
     if (!k->connected && !k->lost && now - k->started_ms > n->cfg->connect_ms) {
@@ -640,8 +752,27 @@ static void on_stdin(uv_poll_t *p, int status, int events)
 }
 
 /* A relay adopts its already-authenticated connection to its parent. */
+/* The connection to our parent fails when its host stops answering for
+ * GASNET_RELAY_TIMEOUT: TCP keepalive probes while it is idle, a bound on
+ * unacknowledged data while it is not. The kernel answers both, so a
+ * launcher busy or blocked on its own stdout is not taken for dead (but one
+ * whose receive window stays shut that long is: docs/launcher.md). */
+static void parent_liveness(int fd, uint64_t timeout_ms)
+{
+  int on = 1, idle = 1, intvl = 1, cnt = (int)(timeout_ms / 1000);
+  unsigned user = (unsigned)timeout_ms;
+  if (!timeout_ms) return;
+  if (cnt < 1) cnt = 1;
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user, sizeof user);
+}
+
 int spawn_node_adopt_parent(spawn_node_t *n, int fd)
 {
+  parent_liveness(fd, n->opt.relay_timeout_ms);
   spawn_conn_t *c = conn_new(n);
   if (!c) return -ENOMEM;
   int rc = uv_tcp_open(&c->tcp, fd);
@@ -690,6 +821,21 @@ static void node_signals(spawn_node_t *n)
   uv_timer_start(&n->tick, on_tick, NODE_TICK_MS, NODE_TICK_MS);
 }
 
+/* Levels of relays below a node whose kids share m hosts, `degree` at most
+ * per node (spawn_node_plan_kids' split: a kid takes a chunk, runs on its
+ * first host and splits the rest again). */
+static uint32_t node_height(uint32_t m, uint32_t degree, int cspawn)
+{
+  uint32_t h = 0;
+  if (cspawn) return 1;
+  while (m > 0) {
+    uint32_t kids = m < degree ? m : degree;
+    m = (m + kids - 1) / kids - 1;   /* the largest chunk, less its own host */
+    h++;
+  }
+  return h;
+}
+
 /* The kids: the hosts after our own, in at most `degree` consecutive
  * chunks; or, for cspawn, its workers, each a block of consecutive ranks. */
 static int node_plan_kids(spawn_node_t *n)
@@ -702,6 +848,7 @@ static int node_plan_kids(spawn_node_t *n)
     n->nkids = m < c->degree ? m : c->degree;
   }
   if (n->nkids && !(n->kids = calloc(n->nkids, sizeof *n->kids))) return -ENOMEM;
+  n->height = node_height(m, c->degree, c->cspawn);
   for (uint32_t i = 0; i < n->nkids; i++) {
     spawn_kid_t *k = &n->kids[i];
     k->id = i;

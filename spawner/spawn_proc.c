@@ -10,6 +10,7 @@
 #include "spawn.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -226,6 +227,99 @@ static int spawn_one_rank(spawn_node_t *n, spawn_rank_t *r, pid_t me, spawn_tick
   return 0;
 }
 
+/* ---------------------------------------------------------------- limits */
+
+/* Descriptors a node holds besides 3 per rank of its host (listener, loop,
+ * signal pipes, kids' connections and ssh pipes, stdio). */
+#define PROC_FD_BASE 16u
+
+/* Tasks (threads count: RLIMIT_NPROC counts them) now running in the
+ * system, and those of real user `uid`. */
+static void count_tasks(uid_t uid, uint64_t *all, uint64_t *mine)
+{
+  DIR *d = opendir("/proc");
+  struct dirent *e;
+  char path[64], line[256];
+  *all = *mine = 0;
+  if (!d) return;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    snprintf(path, sizeof path, "/proc/%.20s/status", e->d_name);
+    FILE *f = fopen(path, "re");
+    if (!f) continue;
+    unsigned long ruid = ~0ul, threads = 1;
+    while (fgets(line, sizeof line, f)) {
+      if (!strncmp(line, "Uid:", 4)) ruid = strtoul(line + 4, NULL, 10);
+      else if (!strncmp(line, "Threads:", 8)) threads = strtoul(line + 8, NULL, 10);
+    }
+    fclose(f);
+    *all += threads;
+    if (ruid == (unsigned long)uid) *mine += threads;
+  }
+  closedir(d);
+}
+
+/* The kernel does not apply RLIMIT_NPROC to root, nor to a process with
+ * CAP_SYS_ADMIN or CAP_SYS_RESOURCE (kernel/fork.c). */
+static int nproc_exempt(void)
+{
+  char line[256];
+  unsigned long long eff = 0;
+  if (getuid() == 0) return 1;
+  FILE *f = fopen("/proc/self/status", "re");
+  if (!f) return 0;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "CapEff:", 7)) eff = strtoull(line + 7, NULL, 16);
+  fclose(f);
+  return (eff >> 21 & 1) || (eff >> 24 & 1);
+}
+
+static uint64_t sysctl_u64(const char *path)
+{
+  FILE *f = fopen(path, "re");
+  unsigned long long v = 0;
+  if (f) { if (fscanf(f, "%llu", &v) != 1) v = 0; fclose(f); }
+  return v;
+}
+
+int spawn_proc_limits(uint32_t n, char *why, size_t len)
+{
+  struct rlimit fd = {0, 0}, np = {0, 0};
+  uint64_t all, mine, need_fd = 3ull * n + PROC_FD_BASE;
+  uint64_t pid_max = sysctl_u64("/proc/sys/kernel/pid_max");
+  uint64_t threads_max = sysctl_u64("/proc/sys/kernel/threads-max");
+  if (n == 0) return 0;
+  getrlimit(RLIMIT_NOFILE, &fd);
+  getrlimit(RLIMIT_NPROC, &np);
+  int check_np = np.rlim_cur != RLIM_INFINITY && !nproc_exempt();
+  count_tasks(getuid(), &all, &mine);
+  if (pid_max && all + n > pid_max) {
+    snprintf(why, len, "%u ranks do not fit in the kernel's process ids: kernel.pid_max is %llu "
+             "and %llu tasks run already", (unsigned)n, (unsigned long long)pid_max,
+             (unsigned long long)all);
+    return -1;
+  }
+  if (threads_max && all + n > threads_max) {
+    snprintf(why, len, "%u ranks do not fit: kernel.threads-max is %llu and %llu tasks run already",
+             (unsigned)n, (unsigned long long)threads_max, (unsigned long long)all);
+    return -1;
+  }
+  if (check_np && mine + n > np.rlim_cur) {
+    snprintf(why, len, "%u ranks do not fit in the process limit RLIMIT_NPROC (ulimit -u) of "
+             "%llu: this user runs %llu processes and threads already", (unsigned)n,
+             (unsigned long long)np.rlim_cur, (unsigned long long)mine);
+    return -1;
+  }
+  if (fd.rlim_cur != RLIM_INFINITY && need_fd > fd.rlim_cur) {
+    snprintf(why, len, "%u ranks need about %llu descriptors in the launcher (3 per rank of this "
+             "host), but the descriptor limit RLIMIT_NOFILE (ulimit -n) is %llu; raise the hard "
+             "limit, ulimit -Hn, or use fewer ranks per host", (unsigned)n,
+             (unsigned long long)need_fd, (unsigned long long)fd.rlim_cur);
+    return -1;
+  }
+  return 0;
+}
+
 /* The ranks could not all start (errno): fail the job, saying what it
  * needs when descriptors ran out (docs/launcher.md). */
 static void ranks_failed(spawn_node_t *n)
@@ -259,6 +353,11 @@ int spawn_proc_ranks(spawn_node_t *n)
     n->ranks[i].reported = 1;
   }
   n->ticket_fd = ticket_fd(n);
+  char why[512];
+  if (!n->is_root && spawn_proc_limits(c->n, why, sizeof why) < 0) {
+    spawn_node_fail(n, "host %s: cannot start its ranks: %s", n->host, why);
+    return 0;                  /* the failure tears the job down */
+  }
   if (!n->exec_path && !(n->exec_path = spawn_proc_which(c->argv[0], getenv("PATH")))) {
     spawn_node_fail(n, "host %s: cannot find program '%s'", n->host, c->argv[0]);
     return 0;                  /* the failure tears the job down */

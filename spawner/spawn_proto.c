@@ -135,6 +135,7 @@ static int type_known(unsigned t)
   case SPAWN_HELLO: case SPAWN_AUTH: case SPAWN_WELCOME: case SPAWN_COLL:
   case SPAWN_COLL_RESULT: case SPAWN_FINI: case SPAWN_ABORT: case SPAWN_EXIT:
   case SPAWN_OUTPUT: case SPAWN_DONE: case SPAWN_FAIL: case SPAWN_SIGNAL:
+  case SPAWN_PING: case SPAWN_PONG:
     return 1;
   }
   return 0;
@@ -147,6 +148,7 @@ const char *spawn_type_name(unsigned t)
     [SPAWN_COLL] = "COLL", [SPAWN_COLL_RESULT] = "COLL_RESULT", [SPAWN_FINI] = "FINI",
     [SPAWN_ABORT] = "ABORT", [SPAWN_EXIT] = "EXIT", [SPAWN_OUTPUT] = "OUTPUT",
     [SPAWN_DONE] = "DONE", [SPAWN_FAIL] = "FAIL", [SPAWN_SIGNAL] = "SIGNAL",
+    [SPAWN_PING] = "PING", [SPAWN_PONG] = "PONG",
   };
   return type_known(t) ? names[t] : "unknown";
 }

@@ -64,8 +64,11 @@ enum spawn_type {
   SPAWN_EXIT        = 22, /* up:   a=rank b=0; payload u32 how, value, flags */
   SPAWN_OUTPUT      = 23, /* up:   a=rank b=stream (1 stdout, 2 stderr); bytes */
   SPAWN_DONE        = 24, /* up:   every process of the relay's subtree is gone */
-  SPAWN_FAIL        = 25, /* up:   payload message; the relay cannot go on */
+  SPAWN_FAIL        = 25, /* up:   payload message; the relay cannot go on;
+                           *       a=1: a notice printed even while the job ends */
+  SPAWN_PONG        = 26, /* up:   answer to PING: the relay is alive */
   SPAWN_SIGNAL      = 30, /* down: a=signal to deliver to every rank below */
+  SPAWN_PING        = 31, /* down: are you there? (every NODE_PING_MS) */
 };
 
 enum { SPAWN_F_ZLIB = 1u << 0 };

@@ -33,5 +33,7 @@ check 2 attach-fails-seginfo "gasnet_getSegmentInfo: $why"
 check 2 attach-fails-am "gasnet_AMRequestShort0: $why"
 check 2 attach-fails-put "gasnet_put: $why"
 check 1 attach-fails-barrier "gasnet_barrier_notify: $why"
+# An absurd minheapoffset (2^62) is refused, naming it and the bound.
+check 2 attach-fails-heapoffset "gasnet_attach failed (minheapoffset 4611686018427387904 is above 140737488355328 (2^47, the user address space)"
 [ $fails = 0 ] && echo "t-misuse: all passed"
 exit $fails

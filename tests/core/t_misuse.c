@@ -37,14 +37,15 @@ int main(int argc, char **argv) {
   /* A client that ignores a failed attach (segsize not a page multiple) must
    * be told, at its next call, that attach failed and why. */
   int ignore_failure = !strncmp(mcase, "attach-fails-", 13);
-  uintptr_t segsize = ignore_failure ? 1024 * 1024 + 1 : 1024 * 1024;
-  int rc = gasnet_attach(table, ntable, segsize, 0);
+  int heapoffset = !strcmp(mcase, "attach-fails-heapoffset");   /* 2^62: absurd */
+  uintptr_t segsize = ignore_failure && !heapoffset ? 1024 * 1024 + 1 : 1024 * 1024;
+  int rc = gasnet_attach(table, ntable, segsize, heapoffset ? (uintptr_t)1 << 62 : 0);
   if (ignore_failure) {
     printf("node %u: gasnet_attach returned %s; going on regardless\n", (unsigned)me,
            gasnet_ErrorName(rc));
     fflush(stdout);
     gasnet_seginfo_t si;
-    if (!strcmp(mcase, "attach-fails-seginfo")) gasnet_getSegmentInfo(&si, 1);
+    if (!strcmp(mcase, "attach-fails-seginfo") || heapoffset) gasnet_getSegmentInfo(&si, 1);
     if (!strcmp(mcase, "attach-fails-am")) gasnet_AMRequestShort0(last, 128);
     if (!strcmp(mcase, "attach-fails-put")) gasnet_put(last, &si, &si, sizeof si);
     if (!strcmp(mcase, "attach-fails-barrier")) gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
