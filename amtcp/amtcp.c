@@ -633,7 +633,8 @@ static int epoll_phase(gasnetc_transport_t *t, int direct) {
 /* Retries and deadlines of the connections being made, when due. */
 static uint64_t pend_due(gasnetc_transport_t *t, uint64_t now) {
   uint64_t next = __atomic_load_n(&t->pend_next_ns, __ATOMIC_RELAXED);
-  if (!__atomic_load_n(&t->npend, __ATOMIC_RELAXED)) return GASNETC_NEVER;
+  if (!__atomic_load_n(&t->npend, __ATOMIC_RELAXED) && !t->refuse_quiet) /* (a hint) */
+    return GASNETC_NEVER;
   if (now < next) return next;
   AMTCP_LOCK(t);
   next = amtcp_pend_timers(t, now);

@@ -45,6 +45,16 @@
 #define AMTCP_RETRY_NS  50000000ULL /* a refused connect is retried after 50 ms */
 #define AMTCP_NAMES_MAX 8         /* missing ranks named in a timeout message */
 #define AMTCP_STRANGERS 8         /* accepted connections beyond one per rank */
+/* An accepted connection must bring its HELLO this soon: a rank sends it as
+ * soon as its connect completes, so only a stranger (or a rank too busy to
+ * poll, which is refused and retries) is slower. Not GASNET_TCP_CONNECT_TIMEOUT:
+ * silent strangers held the slots real ranks needed for that long. */
+#define AMTCP_HELLO_NS 2000000000ULL
+/* Refused connections are logged AMTCP_REFUSE_BURST a line each per
+ * AMTCP_REFUSE_LOG_NS, the rest as one count per interval: a flood of
+ * strangers cannot flood stderr. */
+#define AMTCP_REFUSE_BURST 3
+#define AMTCP_REFUSE_LOG_NS 10000000000ULL
 
 static const char amtcp_label_hello[] = "amtcp hello v1";
 static const char amtcp_label_welcome[] = "amtcp welcome v1";
@@ -208,11 +218,62 @@ static void pend_due(gasnetc_transport_t *t, uint64_t when) {
     __atomic_store_n(&t->pend_next_ns, when, __ATOMIC_RELAXED);
 }
 
+/* ---------------------------------------------------------------- refusals, rate-limited */
+
+/* The count of the interval's refusals beyond the burst, if any. */
+static void refuse_summary(gasnetc_transport_t *t) {
+  if (!t->refuse_quiet) return;
+  fprintf(stderr, "amtcp: rank %u: refused %u more connection%s in the last %u s (the last from %s)\n",
+          t->cfg.myrank, t->refuse_quiet, t->refuse_quiet > 1 ? "s" : "",
+          (unsigned)(AMTCP_REFUSE_LOG_NS / 1000000000ULL), t->refuse_last);
+  t->refuse_quiet = 0;
+}
+
+/* A connection from `from` refused for `why`: a line, or a count. */
+static void refuse_log(gasnetc_transport_t *t, const struct sockaddr_storage *from, const char *why) {
+  char name[INET6_ADDRSTRLEN + 8];
+  uint64_t now = gasneti_now_ns();
+  amtcp_addr_name(from, name, sizeof name);
+  AMTCP_COUNT(t, bad_hellos, 1);
+  if (now - t->refuse_t0 >= AMTCP_REFUSE_LOG_NS) {
+    refuse_summary(t);
+    t->refuse_t0 = now;
+    t->refuse_n = 0;
+  }
+  if (++t->refuse_n <= AMTCP_REFUSE_BURST) {
+    fprintf(stderr, "amtcp: rank %u: refused a connection from %s: %s\n", t->cfg.myrank, name, why);
+    return;
+  }
+  t->refuse_quiet++;
+  snprintf(t->refuse_last, sizeof t->refuse_last, "%s: %s", name, why);
+  pend_due(t, t->refuse_t0 + AMTCP_REFUSE_LOG_NS); /* amtcp_pend_timers says the count */
+}
+
+/* When the count of the current interval is due (GASNETC_NEVER: none). */
+static uint64_t refuse_due(gasnetc_transport_t *t) {
+  return t->refuse_quiet ? t->refuse_t0 + AMTCP_REFUSE_LOG_NS : GASNETC_NEVER;
+}
+
+static void pend_refuse(gasnetc_transport_t *t, amtcp_pend_t *p, const char *why);
+
+/* The accepted connection that has waited longest for its HELLO gives its
+ * place to a newer one: a stranger cannot keep a real rank out by holding
+ * every place (a rank's HELLO follows its connect at once). */
+static void pend_evict_oldest(gasnetc_transport_t *t) {
+  amtcp_pend_t *old = NULL;
+  for (uint32_t i = 0; i < t->npend_cap; i++) {
+    amtcp_pend_t *p = &t->pend[i];
+    if (p->phase == PEND_HELLO && (!old || p->end_ns < old->end_ns)) old = p;
+  }
+  if (old) pend_refuse(t, old, "no handshake before newer connections needed its place");
+}
+
 /* A free slot for an attempt to `rank`, or (rank UINT32_MAX) an accepted
- * connection while fewer than nranks + AMTCP_STRANGERS are. */
+ * connection: at most nranks + AMTCP_STRANGERS of those, the oldest
+ * making way for the newest. */
 static amtcp_pend_t *pend_new(gasnetc_transport_t *t, uint32_t rank, uint64_t end_ns) {
   int acc = rank == UINT32_MAX;
-  if (acc && t->nacc >= t->cfg.nranks + AMTCP_STRANGERS) return NULL;
+  if (acc && t->nacc >= t->cfg.nranks + AMTCP_STRANGERS) pend_evict_oldest(t);
   for (uint32_t i = 0; i < t->npend_cap; i++) {
     amtcp_pend_t *p = &t->pend[i];
     if (p->phase != PEND_FREE) continue;
@@ -288,10 +349,7 @@ int amtcp_conn_start(gasnetc_transport_t *t, amtcp_conn_t *c) {
 
 /* Drop a pending accepted connection, saying why. */
 static void pend_refuse(gasnetc_transport_t *t, amtcp_pend_t *p, const char *why) {
-  char name[INET6_ADDRSTRLEN + 8];
-  fprintf(stderr, "amtcp: rank %u: refused a connection from %s: %s\n", t->cfg.myrank,
-          amtcp_addr_name(&p->from, name, sizeof name), why);
-  AMTCP_COUNT(t, bad_hellos, 1);
+  refuse_log(t, &p->from, why);
   pend_free(t, p, 0);
 }
 
@@ -466,7 +524,7 @@ uint64_t amtcp_pend_timers(gasnetc_transport_t *t, uint64_t now) {
     amtcp_pend_t *p = &t->pend[i];
     if (p->phase == PEND_FREE) continue;
     if (p->rank == UINT32_MAX) { /* accepted: the connector sends HELLO at once */
-      if (now >= p->end_ns) pend_refuse(t, p, "no handshake in time (GASNET_TCP_CONNECT_TIMEOUT)");
+      if (now >= p->end_ns) pend_refuse(t, p, "no handshake within 2 s");
       else if (p->end_ns < next) next = p->end_ns;
       continue;
     }
@@ -486,6 +544,8 @@ uint64_t amtcp_pend_timers(gasnetc_transport_t *t, uint64_t now) {
     if (p->end_ns < next) next = p->end_ns;
     if (p->phase == PEND_RETRY && p->retry_ns < next) next = p->retry_ns;
   }
+  if (refuse_due(t) <= now) refuse_summary(t);
+  if (refuse_due(t) < next) next = refuse_due(t);
   __atomic_store_n(&t->pend_next_ns, next, __ATOMIC_RELAXED);
   return next;
 }
@@ -499,14 +559,11 @@ void amtcp_accept(gasnetc_transport_t *t) {
     int fd = accept4(t->lfd, (struct sockaddr *)&from, &fl, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     AMTCP_LOCK(t);
-    amtcp_pend_t *p = t->pend ? pend_new(t, UINT32_MAX, gasneti_now_ns() +
-                                         (uint64_t)(t->tun.connect_timeout_s * 1e9)) : NULL;
-    if (!p) { /* a flood of strangers, or before connect() */
-      char name[INET6_ADDRSTRLEN + 8];
-      fprintf(stderr, "amtcp: rank %u: refused a connection from %s: %s\n", t->cfg.myrank,
-              amtcp_addr_name(&from, name, sizeof name),
-              t->pend ? "too many handshakes at once" : "before connect");
-      AMTCP_COUNT(t, bad_hellos, 1);
+    uint64_t wait = (uint64_t)(t->tun.connect_timeout_s * 1e9);
+    if (wait > AMTCP_HELLO_NS) wait = AMTCP_HELLO_NS;
+    amtcp_pend_t *p = t->pend ? pend_new(t, UINT32_MAX, gasneti_now_ns() + wait) : NULL;
+    if (!p) { /* before connect() (a slot is always made: pend_evict_oldest) */
+      refuse_log(t, &from, t->pend ? "no room" : "before connect");
       close(fd);
     } else {
       p->fd = fd;
@@ -522,6 +579,7 @@ void amtcp_accept(gasnetc_transport_t *t) {
 void amtcp_pend_close_all(gasnetc_transport_t *t) {
   for (uint32_t i = 0; t->pend && i < t->npend_cap; i++)
     if (t->pend[i].phase != PEND_FREE) pend_free(t, &t->pend[i], 0);
+  refuse_summary(t);
   free(t->pend);
   t->pend = NULL;
 }

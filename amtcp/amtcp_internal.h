@@ -207,7 +207,11 @@ struct gasnetc_transport {
   uint32_t npend_cap, npend; /* npend: slots in use (atomic) */
   uint32_t nacc;            /* of which accepted ones (bounded: strangers cannot
                                take the slots our own attempts need) */
-  uint64_t pend_next_ns;    /* next retry or deadline of a pending one (atomic) */
+  uint64_t pend_next_ns;    /* next retry or deadline of a pending one, or the
+                               refusals' count (atomic) */
+  uint64_t refuse_t0;       /* refusals logged: this interval's start, */
+  uint32_t refuse_n, refuse_quiet; /* its refusals, those not logged yet */
+  char refuse_last[128];    /* and the last of those (amtcp_conn.c) */
   uint32_t dead_unreported;  /* atomic */
   amtcp_chunk_t *chunk_free; /* one spare AMTCP_CHUNK chunk */
   uint64_t live_next_ns;    /* when the liveness timer runs next (atomic) */

@@ -8,8 +8,8 @@
  *   flush stdio, write statistics, boot_fini(code), close the transport
  *   (which flushes what is unacknowledged, bounded in time), _exit(code).
  *   A node that receives the exit message acts at the first poll point
- *   (gasnet_AMPoll, GASNET_BLOCKUNTIL, a request) GASNETC_EXIT_LINGER_MS
- *   after it: it raises SIGQUIT, as the spec says GASNet does, so a
+ *   (gasnet_AMPoll, GASNET_BLOCKUNTIL, a request) once it has run
+ *   GASNETC_EXIT_LINGER_MS (of its own CPU time) after it: it raises SIGQUIT, as the spec says GASNet does, so a
  *   client's SIGQUIT handler runs first; then it exits the same way with
  *   the same code, without re-notifying. Until then it runs on as usual, so
  *   that the idiom the spec recommends, a barrier then gasnet_exit, ends
@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -52,10 +53,16 @@ extern const char *const gasnetc_ident_strings[];
 static const void *const gasnetc_ident_keep __attribute__((used)) = gasnetc_ident_strings;
 
 /* How long a node runs on after learning of another node's gasnet_exit
- * (see the top of this file): long enough for a barrier every node has
- * notified to finish on a crowded host, short against the launcher's
- * GASNET_EXIT_GRACE (2 s), after which it sends SIGQUIT anyway. */
+ * (see the top of this file): GASNETC_EXIT_LINGER_MS of this process's own
+ * CPU time, long enough for a barrier every node has notified to finish.
+ * CPU time, not the clock's: with 128 ranks on 2 cores a node may wait
+ * a second for its turn, and 250 ms of the clock once ended a third of
+ * them inside such a barrier, before the line they print after it (issue
+ * 41). A node that sleeps waiting for what never comes uses no CPU: the
+ * clock bounds it at GASNETC_EXIT_LINGER_MAX_MS (under gasnetrun, whose
+ * GASNET_EXIT_GRACE is shorter, the launcher's SIGQUIT ends it first). */
 #define GASNETC_EXIT_LINGER_MS 250
+#define GASNETC_EXIT_LINGER_MAX_MS 5000
 
 static volatile sig_atomic_t gasnetc_exit_code;  /* code of the exit in progress */
 static volatile sig_atomic_t gasnetc_quit_raised; /* SIGQUIT raised by us */
@@ -608,14 +615,39 @@ static void gasnetc_exit_now(int code, int notify) {
 
 void gasnet_exit(int exitcode) { gasnetc_exit_now(exitcode, 1); }
 
+/* This process's CPU time, in ns (0 if the clock cannot be read). */
+static uint64_t gasnetc_cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Has this node lingered long enough since the remote exit notice? The
+ * CPU clock is read at the first poll point after the notice (its handler
+ * ran in that poll) and, to keep poll points cheap, only once the wall
+ * clock says GASNETC_EXIT_LINGER_MS have passed (CPU time cannot run
+ * faster than that in one thread; a PAR client's several may). */
+static int gasnetc_exit_linger_over(void) {
+  static uint64_t cpu0; /* + 1: 0 means not read yet */
+  uint64_t wall = gasneti_now_ns() - __atomic_load_n(&gasnetc_g.remote_exit_ns, __ATOMIC_RELAXED);
+  if (!__atomic_load_n(&cpu0, __ATOMIC_RELAXED)) {
+    uint64_t zero = 0;
+    __atomic_compare_exchange_n(&cpu0, &zero, gasnetc_cpu_ns() + 1, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
+  }
+  if (wall >= (uint64_t)GASNETC_EXIT_LINGER_MAX_MS * 1000000u) return 1;
+  if (wall < (uint64_t)GASNETC_EXIT_LINGER_MS * 1000000u) return 0;
+  return gasnetc_cpu_ns() + 1 - __atomic_load_n(&cpu0, __ATOMIC_RELAXED) >=
+         (uint64_t)GASNETC_EXIT_LINGER_MS * 1000000u;
+}
+
 void gasnetc_exit_check_slow(void) {
   const gasnetc_thread_t *th = &gasnetc_thread;
   if (th->token || th->in_callback ||
       __atomic_load_n(&gasnetc_g.exiting, __ATOMIC_ACQUIRE))
     return;
   if (!__atomic_load_n(&gasnetc_g.remote_exit, __ATOMIC_ACQUIRE)) return; /* orders the time */
-  uint64_t since = __atomic_load_n(&gasnetc_g.remote_exit_ns, __ATOMIC_RELAXED);
-  if (gasneti_now_ns() - since < (uint64_t)GASNETC_EXIT_LINGER_MS * 1000000u) return;
+  if (!gasnetc_exit_linger_over()) return;
   int code = __atomic_load_n(&gasnetc_g.remote_code, __ATOMIC_ACQUIRE);
   /* Spec 2.1.0.5: a node learns of a remote gasnet_exit through SIGQUIT. */
   gasnetc_quit_raised = 1;

@@ -50,6 +50,23 @@ static struct {
 
 int spawn_job_dying(void) { return job.phase == JOB_ABORTING || job.phase == JOB_SIGNALED; }
 
+/* Output the launcher could not write (its stdout or stderr closed, a
+ * full disk): counted per stream, said once on stderr when it happens, and
+ * again at the end with the count, which also makes the job fail. */
+static struct { uint64_t bytes; int err; } job_lost[3];
+
+static void output_lost(int fd, int err, size_t n)
+{
+  if (!job_lost[fd].bytes) {
+    char msg[200];
+    int l = snprintf(msg, sizeof msg, SPAWN_NAME ": cannot write the ranks' %s: %s; the job "
+                     "will exit 1\n", fd == 1 ? "stdout" : "stderr", strerror(err));
+    if (fd != 2 && write(2, msg, (size_t)l) < 0) { /* stderr too: the exit status says it */ }
+    job_lost[fd].err = err;
+  }
+  job_lost[fd].bytes += n;
+}
+
 static void write_all(int fd, const char *p, size_t n)
 {
   while (n > 0) {
@@ -60,10 +77,11 @@ static void write_all(int fd, const char *p, size_t n)
       poll(&pf, 1, 1000);
       continue;
     }
-    if (w <= 0) return;                        /* output closed: drop it */
+    if (w <= 0) { output_lost(fd, w < 0 ? errno : EIO, n); return; }
     p += w; n -= (size_t)w;
   }
 }
+
 
 /* Write complete lines p[0..n), with the "[rank] " prefix under -v. */
 static void emit(uint32_t rank, uint32_t stream, const char *p, size_t n)
@@ -283,6 +301,19 @@ void spawn_job_signal(int sig)
   teardown(sig, SIGKILL, job.kill_grace_ms);
 }
 
+/* At the end: lost output fails the job (docs/launcher.md, "Output"). */
+static void job_output_verdict(void)
+{
+  for (int fd = 1; fd <= 2; fd++) {
+    if (!job_lost[fd].bytes) continue;
+    if (fd == 1 || !job_lost[2].err)
+      fprintf(stderr, SPAWN_NAME ": %llu bytes of the ranks' %s were lost: %s\n",
+              (unsigned long long)job_lost[fd].bytes, fd == 1 ? "stdout" : "stderr",
+              strerror(job_lost[fd].err));
+    set_code(1);
+  }
+}
+
 void spawn_job_done(void)
 {
   held_end(1);
@@ -291,6 +322,7 @@ void spawn_job_done(void)
     free(job.lines[2 * r].p);
     free(job.lines[2 * r + 1].p);
   }
+  job_output_verdict();
   free(job.lines);
   if (job.node->keyfile) unlink(job.node->keyfile);
   spawn_node_log_flush(job.node);

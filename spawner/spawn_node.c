@@ -50,6 +50,8 @@
  * slows the ranks down instead of filling the relay's memory. */
 #define NODE_OUT_HIGH (8u << 20)
 #define NODE_OUT_LOW  (1u << 20)
+/* Most bytes read from a rank's pipe as it is closed (rank_pipe_drain). */
+#define NODE_DRAIN_MAX (1u << 20)
 
 static char node_rbuf[NODE_READ_CHUNK];
 
@@ -527,6 +529,22 @@ static void on_pipe_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
   if (nread < 0) { rank_pipe_close(r, i); spawn_node_check(n); }
 }
 
+/* Before a pipe is closed while something the rank started still holds it
+ * open: what is in it already was written by the rank and goes on (at
+ * most NODE_DRAIN_MAX bytes, so a writer that keeps on cannot hold us). */
+static void rank_pipe_drain(spawn_node_t *n, spawn_rank_t *r, int i)
+{
+  uv_os_fd_t fd;
+  if (!r->out[i] || uv_fileno((uv_handle_t *)r->out[i], &fd) < 0) return;
+  for (size_t got = 0; got < NODE_DRAIN_MAX; ) {
+    ssize_t k = read(fd, node_rbuf, sizeof node_rbuf);  /* non-blocking: libuv's */
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return;
+    up_output(n, r->rank, (uint32_t)i + 1, (const uint8_t *)node_rbuf, (size_t)k);
+    got += (size_t)k;
+  }
+}
+
 static void output_pause(spawn_node_t *n, int pause)
 {
   n->out_paused = pause;
@@ -591,6 +609,8 @@ void spawn_node_check(spawn_node_t *n)
        * (the group is not empty, so its id cannot have been reused) */
       kill(-r->pid, SIGKILL);
       if (r->conn) conn_close(r->conn);
+      rank_pipe_drain(n, r, 0);
+      rank_pipe_drain(n, r, 1);
       rank_pipe_close(r, 0);
       rank_pipe_close(r, 1);
     }

@@ -15,6 +15,10 @@
  *               dies mid-transfer).
  *   idle S      light Short ping-pong with the neighbours for S seconds
  *               (for the stranger-connection test), then exit 0.
+ *   a2a-go K F  a2a K once the file F exists (polling until then, at most
+ *               30 s): the script puts strangers at every listener first
+ *               (t-hold.sh). Only the connections to node 0 (its barrier)
+ *               are made before.
  * Each node prints "node N pid P" first, so a script can find its processes.
  */
 #define GASNET_SEQ 1
@@ -94,6 +98,13 @@ int main(int argc, char **argv) {
   printf("node %u pid %d\n", (unsigned)me, (int)getpid());
   fflush(stdout);
   t_barrier();
+  if (!strcmp(mode, "a2a-go")) {
+    const char *go = argc > 3 ? argv[3] : "";
+    double end = now_s() + 30;
+    while (access(go, F_OK) != 0 && now_s() < end) { gasnet_AMPoll(); usleep(1000); }
+    if (access(go, F_OK) != 0) { fprintf(stderr, "node %u: no %s after 30 s\n", (unsigned)me, go); gasnet_exit(3); }
+    mode = "a2a";
+  }
   double t0 = now_s();
   long expect = 0; /* requests this node should handle */
 

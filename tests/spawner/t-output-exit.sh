@@ -1,0 +1,75 @@
+#!/bin/bash
+# timeout: 90
+# conduits: udp tcp
+# t-output-exit.sh - output at the end of a job (issue 41): every line a
+# rank printed before it called gasnet_exit reaches the launcher's stdout,
+# and the job exits 0 with nothing on stderr.
+#   barrier  the idiom spec 2.1.0.5 recommends, barrier, one line,
+#            gasnet_exit(0), at 128 ranks (3 runs) and 64 (5 runs) on this
+#            host: all the lines, every run. (The first ranks out of the
+#            barrier used to end the others inside it 250 ms of the clock
+#            after their exit notice; on a crowded host 77-128 of 128 lines
+#            arrived. They now linger 250 ms of their own CPU time.)
+#   reply    rank 1 waits, asleep, for a reply that rank 2 sends after
+#            600 ms of work, when rank 0's gasnet_exit comes: the reply
+#            arrives and so does the line rank 1 prints after it (2 runs;
+#            before the fix, never).
+#   print    8 ranks print numbered lines and record how many; the last
+#            calls gasnet_exit(0) 200 ms in. Every line a printer recorded
+#            arrives, whole and in order, whether the printers poll (ended
+#            by the exit notice) or never call GASNet again (ended by the
+#            launcher's SIGQUIT, GASNET_EXIT_GRACE=0.5).
+. "$(dirname "$0")/common.sh"
+. "$TOP/tests/lib/conduit.sh"
+P=$BIN/t_output_exit
+[ -x "$P" ] || { echo "FAIL: not built ($P)"; exit 1; }
+
+barrier_runs() { # N RUNS
+  local n=$1 k
+  for k in $(seq "$2"); do
+    run 60 "$GASNETRUN" -n "$n" "$P" barrier "$MARK"
+    local got want
+    got=$(grep -c ' after the barrier$' "$OUT")
+    want=$(seq 0 $((n - 1)) | sed "s/.*/rank & of $n: after the barrier/" | sort)
+    echo "barrier, $n ranks, run $k: expected exit 0, $n of $n lines, empty stderr; got exit $RC, $got lines, $(wc -l <"$ERR") stderr lines ($(ms_to_s "$MS") s)"
+    if [ "$RC" != 0 ] || [ "$(sort "$OUT")" != "$want" ] || [ -s "$ERR" ]; then
+      fail "barrier, $n ranks, run $k"; show
+    fi
+  done
+}
+barrier_runs 128 3
+barrier_runs 64 5
+
+for k in 1 2; do
+  run 30 "$GASNETRUN" -n 4 "$P" reply "$MARK"
+  check_eq "reply run $k: exit" "$RC" 0
+  check_eq "reply run $k: stdout" "$(cat "$OUT")" "rank 1: got the reply"
+  check_eq "reply run $k: stderr" "$(cat "$ERR")" ""
+done
+
+for how in poll nopoll; do
+  d=$T/counts-$how; mkdir -p "$d"
+  GASNET_EXIT_GRACE=0.5 run 30 "$GASNETRUN" -n 8 "$P" print "$d" "$how" "$MARK"
+  check_eq "print/$how: exit" "$RC" 0
+  check_eq "print/$how: stderr" "$(cat "$ERR")" ""
+  for r in 0 1 2 3 4 5 6; do
+    rec=$(tr -d ' \n' <"$d/$r" 2>/dev/null); rec=${rec:-0}
+    # rank r's lines: "rank r line 0 ..." up to the last one, none missing,
+    # none torn; a printer ended inside printf (nopoll: by SIGQUIT) may
+    # have one more than it recorded, possibly cut short (then ended by
+    # the launcher's newline)
+    verdict=$(awk -v r="$r" -v rec="$rec" -v how="$how" '
+      $1 == "rank" && $2 == r {
+        if ($3 != "line" || $4 != n) { print "line " n " is \"" substr($0, 1, 40) "\""; bad = 1; exit }
+        if (length($0) != length("rank " r " line " n " ") + 60) cut = n
+        n++
+      }
+      END { if (bad) exit
+            extra = how == "nopoll" && n == rec + 1
+            if (n != rec && !extra) print n " lines arrived, " rec " printed"
+            else if (cut != "" && !(extra && cut == n - 1)) print "line " cut " is cut short"
+            else print "ok" }' "$OUT")
+    check_eq "print/$how: rank $r's $rec lines" "$verdict" ok
+  done
+done
+finish
