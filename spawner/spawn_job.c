@@ -42,6 +42,7 @@ static struct {
   uint64_t exit_grace_ms, kill_grace_ms;
   struct {                   /* an abort waiting for the lost peer's status */
     int active, code;
+    int later;               /* a finished rank's code meanwhile (its abort's, as a rule) */
     uint32_t rank, lost;
     char *why;
     uv_timer_t timer;
@@ -224,6 +225,9 @@ static void held_end(int release)
   uv_timer_stop(&job.held.timer);
   if (release && job.phase == JOB_RUNNING) abort_now(job.held.rank, job.held.code, job.held.why);
   else if (release) set_code(job.held.code ? job.held.code : 1);
+  /* dropped: the caller sets the better cause's code, before any of these */
+  if (release) set_code(job.held.later);
+  job.held.later = 0;
   free(job.held.why);
   job.held.why = NULL;
 }
@@ -270,7 +274,11 @@ void spawn_job_exit(uint32_t rank, uint32_t how, uint32_t value, uint32_t flags)
   if (job.held.active && (rank == job.held.lost || job.phase != JOB_RUNNING))
     held_end(!failed || job.phase != JOB_RUNNING);
   if (flags & SPAWN_EXIT_FINISHED) {       /* its boot_fini/abort code counts */
-    if (how == SPAWN_HOW_EXITED) set_code(code);
+    if (how == SPAWN_HOW_EXITED && job.held.active) { /* after the held abort's cause */
+      if (!job.held.later) job.held.later = code;
+    } else if (how == SPAWN_HOW_EXITED) {
+      set_code(code);
+    }
     return;
   }
   if (job.phase != JOB_RUNNING) {          /* the job is ending anyway */
