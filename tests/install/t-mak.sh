@@ -11,6 +11,9 @@
 # rank's put/get/AM check must pass. Two installs:
 #  1. seq, from `make install prefix=$TMP/inst`: the installed .mak and .pc
 #     name that prefix (the fragments follow a prefix given at install time);
+#     t_client also runs as `t_client 2` with no launcher on PATH (started
+#     by itself, as OpenSHMEM's oshrun starts udp jobs): it must find the
+#     gasnetrun of that prefix, compiled in at install time.
 #     The same install builds tests/ex/t_ex_am.c and t_ex_rma.c, GASNet-EX
 #     clients (gasnetex.h), and runs them on 2 ranks: every rank's checks
 #     must pass.
@@ -60,6 +63,17 @@ for order in "tools conduit" "conduit tools"; do
   [ "$got" = "$want" ] || { echo "FAIL: expected ${want//$TMP/\$TMP}"; fails=$((fails + 1)); }
 done
 build_and_run seq "$inst"
+# `./t_client 2` with no gasnetrun on PATH and no GASNET_LAUNCHER (OpenSHMEM's
+# oshrun starts udp jobs so): the library must exec the gasnetrun of the
+# prefix it was installed under, not the configured one.
+if [ -x "$TMP/seq/t_client" ]; then
+  printf '#!/bin/sh\nexec env -u GASNET_LAUNCHER PATH=/usr/bin:/bin "$3" "$2"\n' >"$TMP/self"
+  chmod +x "$TMP/self"
+  n=$(grep -c -F "$inst/bin/gasnetrun" "$TMP/seq/t_client")
+  echo "t_client names \$TMP/inst/bin/gasnetrun: $n times (expected at least 1)"
+  [ "$n" -ge 1 ] || { echo "FAIL: the installed bindir is not compiled in"; fails=$((fails + 1)); }
+  INSTRUN="$TMP/self" run_client "$TMP/seq/t_client" 2 "t_client 2, started by itself"
+fi
 echo "== $CONDUIT-seq.mak: a GASNet-EX client"
 if make -f "$CLIENT_SRC/client.mk" GASNET_PREFIX="$inst" CONDUIT="$CONDUIT" MODE=seq \
      SRC="$CLIENT_SRC" EXSRC="$TOP/tests/ex" OUT="$TMP/seq" ex 2>&1 | sed "s|$TMP|\$TMP|g" \
