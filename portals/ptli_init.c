@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "boot.h"
 #include "ptli.h"
@@ -85,14 +86,19 @@ static void ptli_tables(ptli_ni_t *ni) {
   ni->link_next = 0;
 }
 
+/* The tables are ready before the transports open: a request may come as
+ * soon as the peers are through the bootstrap barrier that ends open. */
 static int ptli_ni_first(ptli_ni_t *ni, ptl_pid_t pid) {
+  pthread_mutex_lock(&ni->lock);
+  ni->uid = (ptl_uid_t)getuid();
+  ptli_tables(ni);
+  pthread_mutex_unlock(&ni->lock);
   int rc = ptli_net_open(ni, pid);
   if (rc != PTL_OK) {
     ptli_net_close(ni);
     return rc;
   }
   pthread_mutex_lock(&ni->lock);
-  ptli_tables(ni);
   ni->gen = (ni->gen + 1) & PTLI_GEN_MASK;
   if (!ni->gen) ni->gen = 1;
   ni->refs = 1;

@@ -125,6 +125,8 @@ void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *
                   ptli_out_t *out) {
   const ptli_peer_t *from = &ni->peers[src];
   out->send = 0;
+  out->op = NULL;
+  out->data = NULL;
   if (m->tnid != ni->id.nid || m->tpid != ni->id.pid || m->portal > PTLI_MAX_PT_INDEX ||
       !ptli_ac_admits(ni, from, m)) {
     ni->drops++;
