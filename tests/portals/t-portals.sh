@@ -28,5 +28,16 @@ run() { # label, ranks, env...
 run "t_ptl 2 ranks" 2
 run "t_ptl 4 ranks" 4
 [ "$BYPASS" = on ] && run "t_ptl 4 ranks, neighbourhoods of 2" 4 GASNET_SUPERNODE_MAXSIZE=2
+# A peer killed while the others wait in PtlEQWait: the job ends, naming it.
+start=$(date +%s)
+out=$(T_PTL_KILL=1 timeout 60 "$GASNETRUN" -n 4 "$BIN/t_ptl" 2>&1); rc=$?
+took=$(( $(date +%s) - start ))
+if [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q 'rank 1.*signal 9\|lost rank 1'; then
+  echo "PASS killed peer: the job ended in ${took}s (exit $rc), naming rank 1:"
+  echo "$out" | grep 'rank 1' | head -2 | sed 's/^/   /'
+else
+  echo "FAIL killed peer: exit $rc after ${took}s"; echo "$out" | tail -10 | sed 's/^/   /'
+  fails=$((fails + 1))
+fi
 [ $fails = 0 ] && echo "t-portals: all passed"
 exit $fails

@@ -16,6 +16,7 @@
  * eventless; EQ overflow (PTL_EQ_DROPPED); PtlMDUpdate's test queue;
  * argument errors. Prints "t_ptl: rank R: all N checks passed".
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -480,6 +481,13 @@ int main(void) {
   CHECK(back == ni, "PtlNIHandle of an ME");
   CHECK(PtlNIHandle(sme + 1, &back) == PTL_INV_HANDLE, "a bad handle");
   CHECK(PtlEQGet(PTL_EQ_NONE, NULL) == PTL_INV_EQ, "PTL_EQ_NONE is no queue");
+  if (getenv("T_PTL_KILL")) { /* a peer killed mid-operation: the job ends, naming it */
+    if (me_rank == 1) raise(SIGKILL);
+    ptl_event_t ev;
+    int rc = PtlEQWait(syncq, &ev); /* blocks: nothing will come */
+    printf("t_ptl: rank %u: PtlEQWait returned %s\n", me_rank, PtlErrorStr(rc));
+    return 1;
+  }
   unsigned partner = me_rank ^ 1u;
   if (partner < nranks) {
     OK(PtlGetRankId(ni, partner, &peer));
