@@ -1,0 +1,459 @@
+/*
+ * ptli_net.c - the interface's transports, its identity, and its progress.
+ *
+ * Open (PtlNIInit, collective over the job): open the network transport
+ * (amudp or amtcp, ptli_net_ops) and the shared-memory one (amshm); one
+ * bootstrap exchange gives every rank every other's record (host, uid,
+ * the pid it asks for, both transports' addresses); from it every rank
+ * computes the same table of ids and routes:
+ *   nid  the host's number: hosts (one kernel boot id and network
+ *        namespace) numbered 0.. in order of their lowest rank;
+ *   pid  the pid asked for (PtlNIInit's pid), else the lowest pid of the
+ *        host not asked for, in rank order;
+ *   route  shared memory for the ranks of this rank's neighbourhood (the
+ *        host's ranks in chunks of GASNET_SUPERNODE_MAXSIZE, 0 = all,
+ *        1 = none, as the GASNet conduits), the network for the others.
+ * then connects both transports and starts the progress thread.
+ *
+ * Progress ("application bypass"): a thread of the interface sleeps in one
+ * epoll set holding every descriptor the transports watch, until a
+ * descriptor is ready or the earliest transport deadline, then polls them.
+ * Incoming operations thus complete while the application computes.
+ * Senders poll too while a transport refuses them ("not now").
+ *
+ * Order: the transports do not keep frames in order, the spec does (two
+ * operations from one initiator start at the target in the order they
+ * were initiated). Each request carries a sequence number per (initiator,
+ * target); a request that comes early is held (copied) until those before
+ * it have been processed. Acks and replies need no order.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "gasneti_time.h"
+#include "ptli.h"
+
+extern const gasnetc_transport_ops_t amshm_ops;
+
+/* What each rank publishes at PtlNIInit (host byte order: one job, one
+ * architecture). */
+typedef struct {
+  uint8_t host[16];
+  uint64_t netns;
+  uint32_t uid, want_pid;
+  uint8_t addr[PTLI_NTP][GASNETC_ADDR_MAX];
+} ptli_rec_t;
+
+/* ---- callbacks from the transports ---------------------------------------- */
+
+static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data);
+
+static int ptli_seq_ahead(uint32_t seq, uint32_t expected) {
+  int32_t d = (int32_t)(seq - expected);
+  return d > 0 && d < (1 << 24);
+}
+
+/* Keep an early request until its turn (lock held). 0, or -1 when it is
+ * no request we can await (a duplicate, or too far ahead). */
+static int ptli_hold(ptli_peer_t *p, const ptli_msg_t *m, const void *data, size_t len) {
+  if (!ptli_seq_ahead(m->seq, p->recv_seq)) return -1;
+  ptli_held_t *h = malloc(sizeof *h + len), **at = &p->held;
+  if (!h) return -1;
+  h->seq = m->seq;
+  h->m = *m;
+  h->len = len;
+  if (len) memcpy(h->data, data, len);
+  while (*at && ptli_seq_ahead(h->seq, (*at)->seq)) at = &(*at)->next;
+  if (*at && (*at)->seq == h->seq) {
+    free(h);
+    return -1;
+  }
+  h->next = *at;
+  *at = h;
+  return 0;
+}
+
+static void ptli_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
+                            void *payload, size_t paylen) {
+  ptli_ni_t *ni = ctx;
+  ptli_msg_t m;
+  const char *why;
+  if (src >= ni->size || ptli_wire_decode(hdr, hdrlen, paylen, &m, &why) != 0) {
+    pthread_mutex_lock(&ni->lock);
+    ni->malformed++;
+    pthread_mutex_unlock(&ni->lock);
+    return;
+  }
+  if (m.op == PTLI_OP_ACK) ptli_on_ack(ni, src, &m);
+  else if (m.op == PTLI_OP_REPLY) ptli_on_reply(ni, src, &m, payload);
+  else ptli_process(ni, src, &m, payload);
+}
+
+/* A request, in order: process it and every held one that follows. */
+static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data) {
+  ptli_peer_t *p = &ni->peers[src];
+  ptli_out_t out;
+  pthread_mutex_lock(&ni->lock);
+  if (m->seq != p->recv_seq) {
+    if (ptli_hold(p, m, data, m->op == PTLI_OP_PUT ? (size_t)m->rlength : 0) != 0)
+      ni->malformed++;
+    pthread_mutex_unlock(&ni->lock);
+    return;
+  }
+  ptli_held_t *done = NULL;
+  for (;;) {
+    p->recv_seq++;
+    ptli_request(ni, src, m, data, &out);
+    pthread_mutex_unlock(&ni->lock);
+    free(done);
+    if (out.send) ptli_send(ni, src, &out.m, out.data, out.m.op == PTLI_OP_REPLY ? (size_t)out.m.mlength : 0, 1, out.op);
+    pthread_mutex_lock(&ni->lock);
+    done = p->held;
+    if (!done || done->seq != p->recv_seq) break;
+    p->held = done->next;
+    m = &done->m;
+    data = done->data;
+  }
+  pthread_mutex_unlock(&ni->lock);
+}
+
+static void ptli_peer_dead_cb(void *ctx, uint32_t rank, const char *why) {
+  ptli_ni_t *ni = ctx;
+  char line[256];
+  snprintf(line, sizeof line, "Portals: rank %u lost rank %u (nid %u pid %u): %s", ni->rank, rank,
+           ni->peers[rank].id.nid, ni->peers[rank].id.pid, why);
+  fprintf(stderr, "%s\n", line);
+  boot_abort(1, line);
+}
+
+/* A send the transport read from our memory after returning: done now. */
+static void ptli_send_done_cb(void *ctx, void *cookie, int rc) {
+  ptli_op_t *op = cookie;
+  ptli_op_done(ctx, op, rc);
+  free(op);
+}
+
+static int ptli_watch_cb(void *ctx, int fd, unsigned events) {
+  ptli_ni_t *ni = ctx;
+  struct epoll_event ev = {.events = events, .data.fd = fd};
+  if (!events) return epoll_ctl(ni->epfd, EPOLL_CTL_DEL, fd, NULL) == 0 || errno == ENOENT ? 0 : -errno;
+  if (epoll_ctl(ni->epfd, EPOLL_CTL_MOD, fd, &ev) == 0) return 0;
+  return epoll_ctl(ni->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+}
+
+/* ---- sending ------------------------------------------------------------------- */
+
+/* Loopback: processed here and now, as if it had come in. */
+static int ptli_send_self(ptli_ni_t *ni, ptli_msg_t *m, const void *data, size_t len,
+                          ptli_op_t *op) {
+  uint8_t hdr[PTLI_WIRE_LEN];
+  ptli_wire_encode(m, hdr);
+  ptli_deliver_cb(ni, ni->rank, hdr, sizeof hdr, (void *)data, len);
+  if (op) ptli_op_done(ni, op, 0);
+  return 0;
+}
+
+int ptli_send(ptli_ni_t *ni, uint32_t dest, ptli_msg_t *m, const void *data, size_t len,
+              int reply, ptli_op_t *op) {
+  ptli_peer_t *p = &ni->peers[dest];
+  if (!reply) m->seq = __atomic_fetch_add(&p->send_seq, 1, __ATOMIC_RELAXED);
+  if (p->tp == PTLI_NTP) return ptli_send_self(ni, m, data, len, op);
+  uint8_t hdr[PTLI_WIRE_LEN];
+  ptli_wire_encode(m, hdr);
+  ptli_op_t *heap = NULL;
+  if (op && !(heap = malloc(sizeof *heap))) return -ENOMEM;
+  if (heap) *heap = *op;
+  const gasnetc_transport_ops_t *ops = ni->ops[p->tp];
+  unsigned flags = reply ? GASNETC_SEND_REPLY : 0;
+  int rc;
+  while ((rc = ops->send(ni->tp[p->tp], dest, hdr, sizeof hdr, data, len, flags, heap)) == -EAGAIN)
+    ptli_poll_once(ni); /* room comes with the peer's acks */
+  if (rc == GASNETC_SEND_INFLIGHT) return 0; /* send_done completes op */
+  free(heap);
+  if (op) ptli_op_done(ni, op, rc < 0 ? rc : 0);
+  return rc < 0 ? rc : 0;
+}
+
+void ptli_poll_once(ptli_ni_t *ni) {
+  for (int i = 0; i < PTLI_NTP; i++)
+    if (ni->tp[i]) ni->ops[i]->poll(ni->tp[i]);
+}
+
+/* ---- the progress thread --------------------------------------------------------- */
+
+static int ptli_sleep_ms(ptli_ni_t *ni) {
+  uint64_t next = GASNETC_NEVER;
+  for (int i = 0; i < PTLI_NTP; i++) {
+    uint64_t t = ni->tp[i] ? ni->ops[i]->idle(ni->tp[i]) : GASNETC_NEVER;
+    if (t < next) next = t;
+  }
+  if (next == GASNETC_NEVER) return 100;
+  uint64_t now = gasneti_now_ns();
+  if (next <= now) return 0;
+  uint64_t ms = (next - now + 999999) / 1000000;
+  return ms > 100 ? 100 : (int)ms;
+}
+
+static void *ptli_progress_main(void *arg) {
+  ptli_ni_t *ni = arg;
+  struct epoll_event evs[16];
+  while (!__atomic_load_n(&ni->stop, __ATOMIC_ACQUIRE)) {
+    int got = 0;
+    for (int i = 0; i < PTLI_NTP; i++)
+      if (ni->tp[i]) got += ni->ops[i]->poll(ni->tp[i]) > 0;
+    if (got) continue;
+    int n = epoll_wait(ni->epfd, evs, 16, ptli_sleep_ms(ni));
+    for (int i = 0; i < n; i++)
+      if (evs[i].data.fd == ni->wakefd) {
+        uint64_t v;
+        if (read(ni->wakefd, &v, sizeof v) < 0) { /* nothing to read: woken already */ }
+      }
+  }
+  return NULL;
+}
+
+/* ---- identity ------------------------------------------------------------------- */
+
+/* 16 bytes naming this kernel (its boot id, else the host name) and the
+ * network namespace: ranks with both equal share a host. */
+static void ptli_host_rec(ptli_rec_t *r) {
+  memset(r->host, 0, sizeof r->host);
+  char text[64] = "";
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (f) {
+    if (!fgets(text, sizeof text, f)) text[0] = 0;
+    fclose(f);
+  }
+  if (!text[0]) gethostname(text, sizeof text - 1);
+  for (size_t i = 0; text[i] && text[i] != '\n'; i++) r->host[i % 16] ^= (uint8_t)text[i];
+  struct stat st;
+  r->netns = stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static int ptli_same_host(const ptli_rec_t *a, const ptli_rec_t *b) {
+  return !memcmp(a->host, b->host, sizeof a->host) && a->netns == b->netns;
+}
+
+static int ptli_by_id_cmp(const void *a, const void *b, void *arg) {
+  const ptli_peer_t *p = arg;
+  const ptl_process_id_t *x = &p[*(const uint32_t *)a].id, *y = &p[*(const uint32_t *)b].id;
+  if (x->nid != y->nid) return x->nid < y->nid ? -1 : 1;
+  return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+int ptli_rank_of(ptli_ni_t *ni, ptl_process_id_t id) {
+  uint32_t lo = 0, hi = ni->size;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    const ptl_process_id_t *x = &ni->peers[ni->by_id[mid]].id;
+    if (x->nid == id.nid && x->pid == id.pid) return (int)ni->by_id[mid];
+    if (x->nid < id.nid || (x->nid == id.nid && x->pid < id.pid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+/* nid of every rank; pids (asked for, else the host's lowest free ones).
+ * Returns the first rank whose pid another rank of its host asked for
+ * too, or -1. */
+static int ptli_ids(ptli_ni_t *ni, const ptli_rec_t *all) {
+  uint32_t n = ni->size, nhosts = 0;
+  uint32_t *first = malloc(sizeof *first * n); /* host number -> its lowest rank */
+  if (!first) return 0;
+  for (uint32_t r = 0; r < n; r++) {
+    uint32_t h = 0;
+    while (h < nhosts && !ptli_same_host(&all[first[h]], &all[r])) h++;
+    if (h == nhosts) first[nhosts++] = r;
+    ni->peers[r].id.nid = h;
+    ni->peers[r].uid = all[r].uid;
+  }
+  free(first);
+  int clash = -1;
+  for (uint32_t r = 0; r < n; r++) {
+    if (all[r].want_pid == PTL_PID_ANY) continue;
+    ni->peers[r].id.pid = all[r].want_pid;
+    for (uint32_t q = 0; q < r && clash < 0; q++)
+      if (ni->peers[q].id.nid == ni->peers[r].id.nid && all[q].want_pid == all[r].want_pid) clash = (int)r;
+  }
+  for (uint32_t r = 0; r < n; r++) {
+    if (all[r].want_pid != PTL_PID_ANY) continue;
+    ptl_pid_t pid = 0; /* lowest not asked for and not given on this host */
+    for (uint32_t q = 0; q < n; q++) {
+      if (q == r || ni->peers[q].id.nid != ni->peers[r].id.nid) continue;
+      if ((q < r || all[q].want_pid != PTL_PID_ANY) && ni->peers[q].id.pid == pid) {
+        pid++;
+        q = (uint32_t)-1; /* look again from the start */
+      }
+    }
+    ni->peers[r].id.pid = pid;
+  }
+  return clash;
+}
+
+/* Routes and distances: shared memory within the neighbourhood. */
+static void ptli_routes(ptli_ni_t *ni, uint8_t *serves_shm, uint8_t *serves_net) {
+  const char *v = boot_getenv("GASNET_SUPERNODE_MAXSIZE");
+  unsigned long chunk = v && *v ? strtoul(v, NULL, 10) : 0;
+  uint32_t me = ni->rank, mine = ni->peers[me].id.nid, idx = 0, myidx = 0;
+  uint32_t *index = calloc(ni->size, sizeof *index); /* place of each rank on its host */
+  for (uint32_t r = 0; r < ni->size && index; r++) {
+    idx = 0;
+    for (uint32_t q = 0; q < r; q++) idx += ni->peers[q].id.nid == ni->peers[r].id.nid;
+    index[r] = idx;
+  }
+  myidx = index ? index[me] : 0;
+  for (uint32_t r = 0; r < ni->size; r++) {
+    ptli_peer_t *p = &ni->peers[r];
+    int host = p->id.nid == mine;
+    int nbr = host && index && (chunk == 0 || index[r] / chunk == myidx / chunk);
+    p->tp = r == me ? PTLI_NTP : nbr ? 1 : 0;
+    p->dist = r == me ? 0 : nbr ? 1 : host ? 2 : 3;
+    serves_shm[r] = r != me && nbr;
+    serves_net[r] = r != me && !nbr;
+  }
+  free(index);
+}
+
+/* ---- open / close ---------------------------------------------------------------- */
+
+static void ptli_bind_addr(gasnetc_transport_config_t *cfg) {
+  socklen_t len = sizeof cfg->bind_addr;
+  if (boot_self_addr(&cfg->bind_addr, &len) == 0) {
+    cfg->bind_addr_len = len;
+    return;
+  }
+  /* No launcher connection (PMI): the address this host's name resolves to. */
+  memset(&cfg->bind_addr, 0, sizeof cfg->bind_addr);
+  cfg->bind_addr.ss_family = AF_UNSPEC;
+  char host[256] = "";
+  struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *res = NULL;
+  if (gethostname(host, sizeof host - 1) == 0 && getaddrinfo(host, NULL, &hints, &res) == 0) {
+    memcpy(&cfg->bind_addr, res->ai_addr, res->ai_addrlen);
+    cfg->bind_addr_len = res->ai_addrlen;
+    freeaddrinfo(res);
+  }
+}
+
+static int ptli_open_transports(ptli_ni_t *ni, ptli_rec_t *mine) {
+  gasnetc_transport_config_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.myrank = ni->rank;
+  cfg.nranks = ni->size;
+  boot_job_key(cfg.job_key);
+  ptli_bind_addr(&cfg);
+  cfg.getenv = boot_getenv;
+  cfg.ctx = ni;
+  cfg.deliver = ptli_deliver_cb;
+  cfg.peer_dead = ptli_peer_dead_cb;
+  cfg.send_done = ptli_send_done_cb;
+  cfg.watch = ptli_watch_cb;
+  cfg.live_timeout_ns = 0; /* shm: a neighbour's end is seen through its pidfd */
+  ni->ops[0] = ptli_net_ops;
+  ni->ops[1] = &amshm_ops;
+  ni->max_msg = SIZE_MAX;
+  for (int i = 0; i < PTLI_NTP; i++) {
+    if (ni->ops[i]->open(&ni->tp[i], &cfg) != 0) {
+      fprintf(stderr, "Portals: PtlNIInit: cannot open the %s transport\n", ni->ops[i]->name);
+      return -1;
+    }
+    size_t alen = GASNETC_ADDR_MAX;
+    if (ni->ops[i]->address(ni->tp[i], mine->addr[i], &alen) != 0) return -1;
+    size_t m = ni->ops[i]->max_payload(ni->tp[i]);
+    if (m < ni->max_msg) ni->max_msg = m;
+  }
+  return 0;
+}
+
+static int ptli_progress_start(ptli_ni_t *ni) {
+  struct epoll_event ev = {.events = EPOLLIN, .data.fd = ni->wakefd};
+  if (epoll_ctl(ni->epfd, EPOLL_CTL_ADD, ni->wakefd, &ev) != 0) return -1;
+  ni->stop = 0;
+  if (pthread_create(&ni->progress, NULL, ptli_progress_main, ni) != 0) return -1;
+  ni->progress_on = 1;
+  return 0;
+}
+
+static int ptli_connect(ptli_ni_t *ni, const ptli_rec_t *all) {
+  uint8_t *shm = calloc(ni->size, 1), *net = calloc(ni->size, 1);
+  int rc = -1;
+  if (shm && net) {
+    ptli_routes(ni, shm, net);
+    rc = ni->ops[0]->connect(ni->tp[0], all[0].addr[0], sizeof *all, net) ||
+         ni->ops[1]->connect(ni->tp[1], all[0].addr[1], sizeof *all, shm) ? -1 : 0;
+  }
+  free(shm);
+  free(net);
+  return rc;
+}
+
+int ptli_net_open(ptli_ni_t *ni, ptl_pid_t want_pid) {
+  ni->rank = boot_rank();
+  ni->size = boot_size();
+  ni->peers = calloc(ni->size, sizeof *ni->peers);
+  ni->by_id = malloc(sizeof *ni->by_id * ni->size);
+  ptli_rec_t mine, *all = malloc(sizeof *all * ni->size);
+  ni->epfd = epoll_create1(EPOLL_CLOEXEC);
+  ni->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (!ni->peers || !ni->by_id || !all || ni->epfd < 0 || ni->wakefd < 0) {
+    free(all);
+    return PTL_NOSPACE;
+  }
+  memset(&mine, 0, sizeof mine);
+  ptli_host_rec(&mine);
+  mine.uid = (uint32_t)getuid();
+  mine.want_pid = want_pid;
+  int rc = ptli_open_transports(ni, &mine) == 0 ? PTL_OK : PTL_FAIL;
+  if (boot_exchange(&mine, sizeof mine, all) != 0) rc = PTL_FAIL;
+  int clash = rc == PTL_OK ? ptli_ids(ni, all) : -1;
+  if (clash >= 0) {
+    if (ni->rank == 0)
+      fprintf(stderr, "Portals: PtlNIInit: rank %d asks for pid %u, which another rank of its host asked for\n",
+              clash, all[clash].want_pid);
+    rc = PTL_INV_PROC; /* every rank sees it: the whole job fails alike */
+  }
+  if (rc == PTL_OK && ptli_connect(ni, all) != 0) rc = PTL_FAIL;
+  free(all);
+  if (rc != PTL_OK) return rc;
+  ni->id = ni->peers[ni->rank].id;
+  ni->uid = ni->peers[ni->rank].uid;
+  for (uint32_t r = 0; r < ni->size; r++) ni->by_id[r] = r;
+  qsort_r(ni->by_id, ni->size, sizeof *ni->by_id, ptli_by_id_cmp, ni->peers);
+  if (ptli_progress_start(ni) != 0) return PTL_FAIL;
+  return boot_barrier() == 0 ? PTL_OK : PTL_FAIL; /* every rank can take messages */
+}
+
+void ptli_net_close(ptli_ni_t *ni) {
+  if (ni->progress_on) {
+    __atomic_store_n(&ni->stop, 1, __ATOMIC_RELEASE);
+    uint64_t one = 1;
+    if (write(ni->wakefd, &one, sizeof one) < 0) { /* full: it is awake anyway */ }
+    pthread_join(ni->progress, NULL);
+    ni->progress_on = 0;
+  }
+  for (int i = 0; i < PTLI_NTP; i++) {
+    if (ni->tp[i]) ni->ops[i]->close(ni->tp[i]);
+    ni->tp[i] = NULL;
+  }
+  for (uint32_t r = 0; ni->peers && r < ni->size; r++)
+    while (ni->peers[r].held) {
+      ptli_held_t *h = ni->peers[r].held;
+      ni->peers[r].held = h->next;
+      free(h);
+    }
+  free(ni->peers);
+  free(ni->by_id);
+  ni->peers = NULL;
+  ni->by_id = NULL;
+  if (ni->epfd >= 0) close(ni->epfd);
+  if (ni->wakefd >= 0) close(ni->wakefd);
+  ni->epfd = ni->wakefd = -1;
+}
