@@ -45,11 +45,13 @@
 #define AMTCP_RETRY_NS  50000000ULL /* a refused connect is retried after 50 ms */
 #define AMTCP_NAMES_MAX 8         /* missing ranks named in a timeout message */
 #define AMTCP_STRANGERS 8         /* accepted connections beyond one per rank */
-/* An accepted connection must bring its HELLO this soon: a rank sends it as
- * soon as its connect completes, so only a stranger (or a rank too busy to
- * poll, which is refused and retries) is slower. Not GASNET_TCP_CONNECT_TIMEOUT:
- * silent strangers held the slots real ranks needed for that long. */
-#define AMTCP_HELLO_NS 2000000000ULL
+/* An accepted connection must bring its HELLO this soon (or the
+ * GASNET_TCP_CONNECT_TIMEOUT, if shorter). Strangers cannot hold real ranks
+ * out meanwhile: the oldest waiting connection makes way for a newer one
+ * (pend_evict_oldest). Not shorter: a rank sends its HELLO as soon as its
+ * connect completes, but with 128 ranks on 2 cores it may wait seconds for
+ * the CPU, and 2 s refused real ranks (they retried, noisily). */
+#define AMTCP_HELLO_NS 10000000000ULL
 /* Refused connections are logged AMTCP_REFUSE_BURST a line each per
  * AMTCP_REFUSE_LOG_NS, the rest as one count per interval: a flood of
  * strangers cannot flood stderr. */
@@ -524,7 +526,7 @@ uint64_t amtcp_pend_timers(gasnetc_transport_t *t, uint64_t now) {
     amtcp_pend_t *p = &t->pend[i];
     if (p->phase == PEND_FREE) continue;
     if (p->rank == UINT32_MAX) { /* accepted: the connector sends HELLO at once */
-      if (now >= p->end_ns) pend_refuse(t, p, "no handshake within 2 s");
+      if (now >= p->end_ns) pend_refuse(t, p, "no handshake in time");
       else if (p->end_ns < next) next = p->end_ns;
       continue;
     }

@@ -10,6 +10,7 @@
 #            barrier used to end the others inside it 250 ms of the clock
 #            after their exit notice; on a crowded host 77-128 of 128 lines
 #            arrived. They now linger 250 ms of their own CPU time.)
+#            Also 64 ranks (3 runs) through the ssh spawn tree (udp).
 #   reply    rank 1 waits, asleep, for a reply that rank 2 sends after
 #            600 ms of work, when rank 0's gasnet_exit comes: the reply
 #            arrives and so does the line rank 1 prints after it (2 runs;
@@ -24,14 +25,15 @@
 P=$BIN/t_output_exit
 [ -x "$P" ] || { echo "FAIL: not built ($P)"; exit 1; }
 
-barrier_runs() { # N RUNS
-  local n=$1 k
-  for k in $(seq "$2"); do
-    run 60 "$GASNETRUN" -n "$n" "$P" barrier "$MARK"
+barrier_runs() { # N RUNS [LAUNCHER OPTIONS...]
+  local n=$1 runs=$2 k
+  shift 2
+  for k in $(seq "$runs"); do
+    run 60 "$GASNETRUN" "$@" -n "$n" "$P" barrier "$MARK"
     local got want
     got=$(grep -c ' after the barrier$' "$OUT")
     want=$(seq 0 $((n - 1)) | sed "s/.*/rank & of $n: after the barrier/" | sort)
-    echo "barrier, $n ranks, run $k: expected exit 0, $n of $n lines, empty stderr; got exit $RC, $got lines, $(wc -l <"$ERR") stderr lines ($(ms_to_s "$MS") s)"
+    echo "barrier, $n ranks${1:+ ($*)}, run $k: expected exit 0, $n of $n lines, empty stderr; got exit $RC, $got lines, $(wc -l <"$ERR") stderr lines ($(ms_to_s "$MS") s)"
     if [ "$RC" != 0 ] || [ "$(sort "$OUT")" != "$want" ] || [ -s "$ERR" ]; then
       fail "barrier, $n ranks, run $k"; show
     fi
@@ -39,6 +41,16 @@ barrier_runs() { # N RUNS
 }
 barrier_runs 128 3
 barrier_runs 64 5
+# the same through the ssh spawn tree (fake-ssh: 8 relays on this host,
+# fan-out 2), where each line crosses one to three relays (udp only: the
+# relays' part is the same for tcp)
+if [ "$CONDUIT" = udp ]; then
+  export GASNET_SSH_CMD=$TOP/tests/spawner/fake-ssh GASNET_SSH_OPTIONS="-o Fake=yes" \
+         GASNET_SSH_OUT_DEGREE=2
+  unset GASNET_SSH_SERVERS GASNET_SSH_NODEFILE GASNET_CSPAWN_CMD GASNET_SPAWNFN
+  barrier_runs 64 3 -H h1,h2,h3,h4,h5,h6,h7,h8
+  unset GASNET_SSH_CMD GASNET_SSH_OPTIONS GASNET_SSH_OUT_DEGREE
+fi
 
 for k in 1 2; do
   run 30 "$GASNETRUN" -n 4 "$P" reply "$MARK"
