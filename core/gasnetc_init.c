@@ -52,9 +52,13 @@ const char gasnetc_config_ident[] __attribute__((used)) =
 extern const char *const gasnetc_ident_strings[];
 static const void *const gasnetc_ident_keep __attribute__((used)) = gasnetc_ident_strings;
 
-/* How long a node runs on after learning of another node's gasnet_exit
+/* How long a node runs on after learning of another node's gasnet_exit(0)
  * (see the top of this file): GASNETC_EXIT_LINGER_MS of this process's own
  * CPU time, long enough for a barrier every node has notified to finish.
+ * After a non-zero code (an error: the others may be waiting for the node
+ * that failed) GASNETC_EXIT_LINGER_MS of the clock, as before: waiting up
+ * to the cap there made every failed job, and the misuse tests, 2-5 s
+ * slower.
  * CPU time, not the clock's: with 128 ranks on 2 cores a node may wait
  * a second for its turn, and 250 ms of the clock once ended a third of
  * them inside such a barrier, before the line they print after it (issue
@@ -637,6 +641,7 @@ static int gasnetc_exit_linger_over(void) {
   }
   if (wall >= (uint64_t)GASNETC_EXIT_LINGER_MAX_MS * 1000000u) return 1;
   if (wall < (uint64_t)GASNETC_EXIT_LINGER_MS * 1000000u) return 0;
+  if (__atomic_load_n(&gasnetc_g.remote_code, __ATOMIC_ACQUIRE) != 0) return 1;
   return gasnetc_cpu_ns() + 1 - __atomic_load_n(&cpu0, __ATOMIC_RELAXED) >=
          (uint64_t)GASNETC_EXIT_LINGER_MS * 1000000u;
 }
