@@ -85,6 +85,8 @@ void amudp_cc_init(gasnetc_transport_t *t, amudp_peer_t *p, int on_host) {
   p->cc.ssthresh = SIZE_MAX;
   p->cc.acc = 0;
   p->cc.recover = p->snd_nxt;
+  p->cc.rnd_begin = p->cc.rnd_end = p->snd_nxt;
+  p->cc.rnd_lost = 0;
   p->cc.base_ns = p->cc.base_prev_ns = UINT64_MAX;
   p->cc.epoch_ns = 0;
 }
@@ -133,17 +135,39 @@ void amudp_cc_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, size_t acked) {
   if (p->cc.cwnd > cap) p->cc.cwnd = cap;
 }
 
-void amudp_cc_on_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq) {
-  if (!p->cc.on || seq_lt(seq, p->cc.recover)) return; /* same event as the last cut */
+static void cc_halve(gasnetc_transport_t *t, amudp_peer_t *p) {
   AMUDP_COUNT(t, cc_cuts_loss, 1);
   cc_set(p, p->cc.cwnd / 2, p->cc.cwnd / 2);
+}
+
+/* A loss that looked random (no queue): the first of a round starts the
+ * round (the seqs sent by then) and gives up one MSS; more than half of the
+ * round's datagrams lost is no longer random. */
+static void cc_random_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq) {
+  if (!seq_lt(seq, p->cc.rnd_end)) { /* a new round */
+    AMUDP_COUNT(t, cc_random_losses, 1);
+    p->cc.rnd_begin = p->cc.rnd_end;
+    p->cc.rnd_end = p->snd_nxt;
+    p->cc.rnd_lost = 0;
+    size_t lo = cc_floor(p);
+    p->cc.cwnd = p->cc.cwnd > lo + p->mtu ? p->cc.cwnd - p->mtu : lo;
+  }
+  if (seq_lt(seq, p->cc.rnd_begin)) return;
+  uint32_t n = p->cc.rnd_end - p->cc.rnd_begin;
+  if (++p->cc.rnd_lost >= AMUDP_CC_FLOOR_MSS && p->cc.rnd_lost * 2 > n) cc_halve(t, p);
+}
+
+void amudp_cc_on_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq) {
+  if (!p->cc.on || seq_lt(seq, p->cc.recover)) return; /* same event as the last cut */
+  if (cc_qdelay(p) > t->tun.cc_delay_ns / 2) cc_halve(t, p); /* our queue overflowed */
+  else cc_random_loss(t, p, seq);
 }
 
 /* After amudp_rel_timers counted the timeout in p->backoff. */
 void amudp_cc_on_rto(gasnetc_transport_t *t, amudp_peer_t *p) {
   if (!p->cc.on) return;
   AMUDP_COUNT(t, cc_cuts_rto, 1);
-  if (p->backoff > 1) { /* the same stall again: ssthresh stays (RFC 5681 3.1) */
+  if (p->backoff > 2) { /* the same stall again: ssthresh stays (RFC 5681 3.1) */
     cc_set(p, 0, p->cc.ssthresh);
     return;
   }

@@ -64,9 +64,10 @@
 #include <stdint.h>
 
 #define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
-#define AMUDP_VERSION     6u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
+#define AMUDP_VERSION     7u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
                                      ACK, 5: datagrams also from the send port (amudp.c),
-                                     6: AMUDP_T_NOTE;
+                                     6: AMUDP_T_NOTE, 7: AMUDP_F_RETX on the ack of a
+                                     retransmission;
                                      raise at every change of what a datagram means or
                                      where it may come from */
 #define AMUDP_HDR_LEN     64u
@@ -86,8 +87,11 @@ typedef enum {
 
 enum {
   AMUDP_F_REPLY = 1u << 0, /* the frame is an AM reply (informational) */
-  AMUDP_F_RETX  = 1u << 1, /* a retransmission: its ack may be stale, so the
-                              receiver takes no RTT sample from it */
+  AMUDP_F_RETX  = 1u << 1, /* a retransmission, or the ack of one (the first
+                              ack after one arrived, or a duplicate): the ack
+                              may be stale, or come only now because earlier
+                              ones were lost, so the receiver takes no RTT
+                              sample from it */
   AMUDP_F_LATE  = 1u << 2, /* this ack answers a retransmission of a datagram
                               whose ack we still owed: the retransmission was
                               spurious (our ack was late, not lost), so the
