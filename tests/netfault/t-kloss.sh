@@ -10,8 +10,10 @@
 # over ssh from A onto A's and B's addresses (ssh spared by the faults: the
 # start is not what is checked). Each job checks its data: tests/core
 # t_amstress (every payload and argument byte for byte, both ways, requests
-# handled = sent); the kernel's counters show the faults happened, the
-# counts printed. Loss 20% (shm off) and 30% (shm on) each way; duplication
+# handled = sent) and, on udp with shared memory off, tests/ex t_ex_rma
+# (a model check of random puts and gets of 1 B to 2 MiB, every byte
+# compared); the kernel's counters show the faults happened, the counts
+# printed. Loss 20% (shm off) and 30% (shm on) each way; duplication
 # 10% + reordering 10% + loss 5% (shm off).
 set -u
 lib=$(cd "$(dirname "$0")/../lib" && pwd)
@@ -21,7 +23,7 @@ lib=$(cd "$(dirname "$0")/../lib" && pwd)
 netns_require
 netns_fault_require
 sshd_require
-for p in core/t_amstress core/tcp/t_amstress; do
+for p in core/t_amstress core/tcp/t_amstress ex/t_ex_rma; do
     [ -x "$TOP/tests/$p" ] || mh_fail "tests/$p not built"
 done
 netns_setup 2 2 || mh_fail "netns_setup"
@@ -41,20 +43,29 @@ sum_counts() { # "dropped N duplicated N delayed N" of A and B, added up
         awk '{ for (i = 1; i < NF; i += 2) c[$i] += $(i + 1) } END { printf "dropped %d, duplicated %d, delayed %d", c["dropped"], c["duplicated"], c["delayed"] }'
 }
 
-# job CONDUIT SHM PROGRAM LABEL (PROGRAM: am, t_amstress): run it, check its data lines
+# job CONDUIT SHM PROGRAM LABEL (PROGRAM: am, t_amstress; rma, t_ex_rma's
+# model check, 60 random operations of 1 B to 2 MiB each rank): run it,
+# check its data lines
 job() {
     local conduit=$1 shm=$2 prog=$3 label=$4 dir hosts want n
     dir=$TOP/tests/core
+    [ "$prog" = rma ] && dir=$TOP/tests/ex
     [ "$conduit" = tcp ] && dir=$dir/tcp
     GASNETRUN=$TOP/spawner/gasnetrun_$conduit
     if [ "$shm" = on ]; then hosts=$hl_shm; unset GASNET_SUPERNODE_MAXSIZE
     else hosts=$hl; export GASNET_SUPERNODE_MAXSIZE=1; fi
     marker="gnt-kloss-$$-$conduit-$shm-$prog"
     local t0=$SECONDS
-    probe_job 120 "$label" -n 4 -H "$hosts" "$dir/t_amstress" 60 7 8192 "$marker"
-    n=$(grep -c 'storm done: .*verified' "$JOB_OUT")
-    grep -q '^node 0: all nodes: .*: equal$' "$JOB_OUT" || n="$n (no 'equal' total)"
-    want="4 of 4 ranks 'storm done ... verified', node 0 'handled: equal'"
+    if [ "$prog" = rma ]; then
+        T_RMA_OPS=60 probe_job 120 "$label" -n 4 -H "$hosts" "$dir/t_ex_rma"
+        n=$(grep -c 'all GASNet-EX RMA checks passed' "$JOB_OUT")
+        want="4 of 4 ranks 'all GASNet-EX RMA checks passed'"
+    else
+        probe_job 120 "$label" -n 4 -H "$hosts" "$dir/t_amstress" 60 7 8192 "$marker"
+        n=$(grep -c 'storm done: .*verified' "$JOB_OUT")
+        grep -q '^node 0: all nodes: .*: equal$' "$JOB_OUT" || n="$n (no 'equal' total)"
+        want="4 of 4 ranks 'storm done ... verified', node 0 'handled: equal'"
+    fi
     echo "  $label: exit $JOB_RC, $n of 4 verified ($((SECONDS - t0)) s; want exit 0, $want); kernel: $(sum_counts)"
     [ "$JOB_RC" = 0 ] && [ "$n" = 4 ] || { fail "$label"; probe_show_job; }
     no_leftovers 15 "the launcher exited"
@@ -71,5 +82,7 @@ for run in "off loss=20" "on loss=30" "off loss=5 dup=10 reorder=10"; do
     for conduit in udp tcp; do
         job $conduit $shm am "$conduit shm $shm, t_amstress, $spec"
     done
+    # puts and gets of up to 2 MiB: udp's loss recovery (RACK, amudp_reliable.c)
+    [ "$shm" = off ] && job udp off rma "udp shm off, t_ex_rma, $spec"
 done
 mh_finish
