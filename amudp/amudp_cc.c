@@ -17,13 +17,22 @@
  *    increase). It grows only when it limited the sender (half of it or
  *    more was in flight) and never past the credit window (more would
  *    never be used), and not within the round trip after a cut.
- *  - Loss: a datagram the SACKs show lost (fast retransmit) halves the
- *    window (multiplicative decrease, ssthresh = the new window), once per
- *    window of data: losses among datagrams sent before the last cut are
- *    the same congestion event (NewReno's "recover" point).
- *  - Timeout: a harder cut, to the floor, with ssthresh at half the old
- *    window, so slow start climbs back quickly when it was only a burst
- *    (further timeouts of the same stall leave ssthresh alone). Undone when the peer's ack says the timeout was spurious (AMUDP_F_LATE:
+ *  - Loss (amudp_cc_on_loss): a datagram the acks show lost (RACK, fast
+ *    retransmit, or the first expiry, a probe) while the queueing delay is
+ *    above half the bound (our queue was building) halves the window
+ *    (multiplicative decrease, ssthresh = the new window), once per window
+ *    of data: losses among datagrams sent before the last cut are the same
+ *    congestion event (NewReno's "recover" point). A loss without a queue
+ *    is taken for random (TCP Veno's distinction: a lossy link, not a full
+ *    buffer): the first of a round gives up one MSS, and growth goes on;
+ *    at 20% random loss nearly every round has one, and halving each time
+ *    kept the window at its floor. More than half of such a round lost is
+ *    no longer random: it halves.
+ *  - Timeout (a second expiry with no ack between): a harder cut, to the
+ *    floor, with ssthresh at half the old window, so slow start climbs back
+ *    quickly when it was only a burst (further timeouts of the same stall
+ *    leave ssthresh alone). Undone when the peer's ack says the timeout was
+ *    spurious (AMUDP_F_LATE:
  *    its ack was late, not lost; like Eifel, RFC 3522): a receiver that was
  *    busy says nothing about the network.
  *  - Delay (LEDBAT/Vegas-like, RFC 6817): queueing delay = smoothed RTT -
@@ -45,8 +54,8 @@
  * one queue there is, the receiver's socket buffer, is what the credit
  * window sizes (GASNET_UDP_CC=2 includes them, to measure its cost;
  * GASNET_UDP_CC=0 turns it off). Each cut has a counter (cc_cuts_loss,
- * cc_cuts_delay, cc_cuts_rto; cc_undos); amudp_cc_stats prints the
- * current windows. Called with t->lock held, from amudp_reliable.c only
+ * cc_cuts_delay, cc_cuts_rto; cc_undos; cc_random_losses); amudp_cc_stats
+ * prints the current windows. Called with t->lock held, from amudp_reliable.c only
  * (amudp_cc_init and amudp_cc_stats from amudp.c).
  */
 #include "amudp_internal.h"
