@@ -128,6 +128,10 @@
                                          (656 bytes a pkt: ~5 MiB), so that a flood
                                          to many peers stays bounded */
 
+/* amudp_rel_on_ack's flags beside the wire's AMUDP_F_*: the ack was read
+ * late, after a sleep (the bit a datagram carries is cleared first). */
+#define AMUDP_RX_LATE (1u << 15)
+
 /* Counters: one table, names generated from it (see amudp_stats). */
 #define AMUDP_COUNTERS(X)                                                   \
   X(datagrams_sent) X(datagrams_received) X(bytes_sent) X(bytes_received)  \

@@ -602,11 +602,12 @@ static uint64_t reo_window(const gasnetc_transport_t *t, const amudp_peer_t *p) 
  * sacked (`high`), at once. A resent datagram is timed anew: it is resent
  * again only when something sent after the resend arrives without it. */
 static void rel_detect_losses(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t high,
-                              int sacked, uint64_t now) {
+                              int sacked, uint64_t fresh_ns, uint64_t now) {
   uint64_t wait = p->rack_rtt_ns + reo_window(t, p);
   int resent = 0;
   for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next) {
     int dup3 = sacked && pkt->ntx == 1 && seq_lt(pkt->seq, high) && high - pkt->seq >= 3;
+    if (fresh_ns && pkt->tx_ns + fresh_ns <= now) dup3 = 1; /* see rel_ack_age */
     if (!dup3 && !rack_sent_before(p, pkt)) continue;
     if (!dup3 && now < pkt->tx_ns + wait) {
       pkt->due_ns = min_u64(pkt->due_ns, pkt->tx_ns + wait);
@@ -620,6 +621,17 @@ static void rel_detect_losses(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t 
     transmit(t, p, pkt, now);
   }
   if (resent) amudp_tx_end(t);
+}
+
+/* An ack fresh from the peer (not read late) that does not cover a
+ * datagram sent 2 SRTT + the reordering window before it arrived was sent
+ * after that datagram should have reached the peer: it is lost. This finds
+ * the loss of a lone datagram (a reply, whose request the peer resends
+ * because the reply is missing) without waiting for its own timeout, which
+ * a ping-pong's held acks make long. Returns that age, or 0: no such test. */
+static uint64_t rel_ack_age(const gasnetc_transport_t *t, const amudp_peer_t *p, unsigned flags) {
+  if ((flags & AMUDP_RX_LATE) || !p->srtt_ns) return 0;
+  return 2 * p->srtt_ns + reo_window(t, p);
 }
 
 GASNETI_HOT
@@ -651,7 +663,7 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
     t->fl_since_ns = now;
     p->backoff = 0; /* the peer answers: no timeout stands */
   }
-  rel_detect_losses(t, p, res.high, res.sacked, now);
+  rel_detect_losses(t, p, res.high, res.sacked, rel_ack_age(t, p, flags), now);
   amudp_rel_pump(t, p, now);
 }
 
@@ -882,7 +894,7 @@ void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
     rel_ack_again(t, p, now, &next);
     /* 2. losses RACK waited out the reordering window for, then the
      * retransmission timeout (rel_expire) */
-    if (p->fl_head) rel_detect_losses(t, p, 0, 0, now);
+    if (p->fl_head) rel_detect_losses(t, p, 0, 0, 0, now);
     amudp_pkt_t *old = p->fl_head;
     while (old && now < old->due_ns) old = old->next;
     if (old) rel_expire(t, p, old, now);
