@@ -265,7 +265,7 @@ typedef struct amudp_peer {
   uint8_t ack_now;            /* send a standalone ack at the end of this batch */
   uint8_t ack_req;            /* a datagram since our last ack had AMUDP_F_ACKREQ */
   uint8_t ack_retx;           /* a retransmission or duplicate came since our
-                                 last ack: the next carries AMUDP_F_RETX */
+                                 last ack: the next carries AMUDP_F_ACKRETX */
   uint8_t ack_late;           /* a duplicate came before we acked its original:
                                  our next ack carries AMUDP_F_LATE */
   uint8_t ack_idle;           /* the pending ack waits the idle delay: no

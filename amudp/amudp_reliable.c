@@ -258,7 +258,7 @@ static uint64_t rto_backed_off(const gasnetc_transport_t *t, const amudp_peer_t 
 /* The flags our ack for p carries: AMUDP_F_LATE, and AMUDP_F_IDLE when it
  * was held past the ack delay for datagrams that did not ask for it. */
 static unsigned ack_flags(const gasnetc_transport_t *t, const amudp_peer_t *p, uint64_t now) {
-  unsigned f = (p->ack_late ? AMUDP_F_LATE : 0) | (p->ack_retx ? AMUDP_F_RETX : 0);
+  unsigned f = (p->ack_late ? AMUDP_F_LATE : 0) | (p->ack_retx ? AMUDP_F_ACKRETX : 0);
   if (p->ack_pending && p->ack_idle && now > p->ack_first_ns + t->tun.ack_delay_ns)
     f |= AMUDP_F_IDLE;
   return f;
@@ -640,7 +640,7 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
   if (!p->fl_head || p->gone) return;
   if (seq_lt(p->snd_nxt, ack)) return; /* acks what we never sent: stale or bogus */
   int late = (flags & AMUDP_F_LATE) != 0; /* it answers a spurious retransmission */
-  int may_sample = !(flags & AMUDP_F_IDLE) && (late || !(flags & AMUDP_F_RETX));
+  int may_sample = !(flags & AMUDP_F_IDLE) && (late || !(flags & (AMUDP_F_RETX | AMUDP_F_ACKRETX)));
   /* Karn: time samples only from ntx == 1, unless the peer says its ack was
    * late (AMUDP_F_LATE) after one retransmission: that one was spurious and
    * the time since the first transmission is what an ack really took.

@@ -66,8 +66,7 @@
 #define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
 #define AMUDP_VERSION     7u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
                                      ACK, 5: datagrams also from the send port (amudp.c),
-                                     6: AMUDP_T_NOTE, 7: AMUDP_F_RETX on the ack of a
-                                     retransmission;
+                                     6: AMUDP_T_NOTE, 7: AMUDP_F_ACKRETX;
                                      raise at every change of what a datagram means or
                                      where it may come from */
 #define AMUDP_HDR_LEN     64u
@@ -87,11 +86,8 @@ typedef enum {
 
 enum {
   AMUDP_F_REPLY = 1u << 0, /* the frame is an AM reply (informational) */
-  AMUDP_F_RETX  = 1u << 1, /* a retransmission, or the ack of one (the first
-                              ack after one arrived, or a duplicate): the ack
-                              may be stale, or come only now because earlier
-                              ones were lost, so the receiver takes no RTT
-                              sample from it */
+  AMUDP_F_RETX  = 1u << 1, /* a retransmission: its ack may be stale, so the
+                              receiver takes no RTT sample from it */
   AMUDP_F_LATE  = 1u << 2, /* this ack answers a retransmission of a datagram
                               whose ack we still owed: the retransmission was
                               spurious (our ack was late, not lost), so the
@@ -106,6 +102,12 @@ enum {
                               datagram, so it goes to the data socket, which
                               its receiver reads at every poll, not to the
                               lazily read ack socket (amudp_fault.c, dest_of) */
+  AMUDP_F_ACKRETX = 1u << 5, /* the ack carried answers a retransmission or a
+                              duplicate (the first since our last ack): it
+                              may come only now because earlier acks were
+                              lost, so the receiver takes no RTT sample from
+                              it (unlike AMUDP_F_RETX, it says nothing of the
+                              datagram itself) */
   AMUDP_F_IDLE  = 1u << 4, /* this ack was held for the idle ack delay (none
                               of the datagrams it covers asked for it): its
                               timing is ours, not the network's, so the
