@@ -45,7 +45,7 @@ for ((r = 1; r <= RUNS; r++)); do
         echo "$line" | awk -v rate=$rate '{ for (i = 1; i <= NF; i++) if ($i == "median") { v[++n] = $(i + 1) }
             printf "%s\t%s\t%s\t%s\n", rate, v[1], v[2], v[3] }' >>"$res"
         # v[1] AM median us, v[2] put median ms, v[3] raw TCP rt median us
-        grep -o 'raw TCP 4 MiB [0-9.]* ms' "$JOB_OUT" | awk -v rate=$rate '{ printf "%s\traw\t%s\n", rate, $4 }' >>"$res"
+        grep -o 'raw TCP 4 MiB [0-9.]* ms' "$JOB_OUT" | awk -v rate=$rate '{ printf "%s\traw\t%s\n", rate, $5 }' >>"$res"
     done
 done
 echo "medians over the rounds ($CONDUIT):"
