@@ -50,7 +50,9 @@
  * after two when the ack says the peer had not acked the original yet
  * (AMUDP_F_LATE: timed from the first transmission), and only from acks
  * that did not ride on a retransmission (AMUDP_F_RETX: that ack waited for
- * the peer's own loss recovery, not for the network).
+ * the peer's own loss recovery, not for the network) nor answer one of
+ * ours (AMUDP_F_ACKRETX: it covers what arrived while the acks before it
+ * were lost, so it times the loss).
  *
  * Receiving. A 64-bit ring marks which seqs in (rcv_next, rcv_next+64) have
  * arrived; anything below rcv_next or already marked is a duplicate and is
