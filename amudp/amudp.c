@@ -488,8 +488,10 @@ int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, in
   p->last_heard_ns = now;
   p->probes = 0;
   /* An ack read late (it waited in the ack socket while we slept) times
-   * our sleep, not the path: no RTT sample from it (as from a RETX one). */
-  amudp_rel_on_ack(t, p, it->h.ack, it->h.sack, it->h.flags | (late ? AMUDP_F_RETX : 0), now);
+   * our sleep, not the path: no RTT sample from it (as from a RETX one),
+   * and what it does not cover may have arrived since (AMUDP_RX_LATE). */
+  amudp_rel_on_ack(t, p, it->h.ack, it->h.sack,
+                   (it->h.flags & ~AMUDP_RX_LATE) | (late ? AMUDP_F_RETX | AMUDP_RX_LATE : 0), now);
   if (it->h.type == AMUDP_T_AGG) AMUDP_COUNT(t, agg_received, 1);
   switch (it->h.type) {
   case AMUDP_T_AGG: /* the same reliability as DATA; records split at delivery */

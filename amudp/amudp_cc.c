@@ -17,13 +17,22 @@
  *    increase). It grows only when it limited the sender (half of it or
  *    more was in flight) and never past the credit window (more would
  *    never be used), and not within the round trip after a cut.
- *  - Loss: a datagram the SACKs show lost (fast retransmit) halves the
- *    window (multiplicative decrease, ssthresh = the new window), once per
- *    window of data: losses among datagrams sent before the last cut are
- *    the same congestion event (NewReno's "recover" point).
- *  - Timeout: a harder cut, to the floor, with ssthresh at half the old
- *    window, so slow start climbs back quickly when it was only a burst
- *    (further timeouts of the same stall leave ssthresh alone). Undone when the peer's ack says the timeout was spurious (AMUDP_F_LATE:
+ *  - Loss (amudp_cc_on_loss): a datagram the acks show lost (RACK, fast
+ *    retransmit, or the first expiry, a probe) while the queueing delay is
+ *    above half the bound (our queue was building) halves the window
+ *    (multiplicative decrease, ssthresh = the new window), once per window
+ *    of data: losses among datagrams sent before the last cut are the same
+ *    congestion event (NewReno's "recover" point). A loss without a queue
+ *    is taken for random (TCP Veno's distinction: a lossy link, not a full
+ *    buffer): the first of a round gives up one MSS, and growth goes on;
+ *    at 20% random loss nearly every round has one, and halving each time
+ *    kept the window at its floor. More than half of such a round lost is
+ *    no longer random: it halves.
+ *  - Timeout (a second expiry with no ack between): a harder cut, to the
+ *    floor, with ssthresh at half the old window, so slow start climbs back
+ *    quickly when it was only a burst (further timeouts of the same stall
+ *    leave ssthresh alone). Undone when the peer's ack says the timeout was
+ *    spurious (AMUDP_F_LATE:
  *    its ack was late, not lost; like Eifel, RFC 3522): a receiver that was
  *    busy says nothing about the network.
  *  - Delay (LEDBAT/Vegas-like, RFC 6817): queueing delay = smoothed RTT -
@@ -45,8 +54,8 @@
  * one queue there is, the receiver's socket buffer, is what the credit
  * window sizes (GASNET_UDP_CC=2 includes them, to measure its cost;
  * GASNET_UDP_CC=0 turns it off). Each cut has a counter (cc_cuts_loss,
- * cc_cuts_delay, cc_cuts_rto; cc_undos); amudp_cc_stats prints the
- * current windows. Called with t->lock held, from amudp_reliable.c only
+ * cc_cuts_delay, cc_cuts_rto; cc_undos; cc_random_losses); amudp_cc_stats
+ * prints the current windows. Called with t->lock held, from amudp_reliable.c only
  * (amudp_cc_init and amudp_cc_stats from amudp.c).
  */
 #include "amudp_internal.h"
@@ -85,6 +94,8 @@ void amudp_cc_init(gasnetc_transport_t *t, amudp_peer_t *p, int on_host) {
   p->cc.ssthresh = SIZE_MAX;
   p->cc.acc = 0;
   p->cc.recover = p->snd_nxt;
+  p->cc.rnd_begin = p->cc.rnd_end = p->snd_nxt;
+  p->cc.rnd_lost = 0;
   p->cc.base_ns = p->cc.base_prev_ns = UINT64_MAX;
   p->cc.epoch_ns = 0;
 }
@@ -133,17 +144,39 @@ void amudp_cc_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, size_t acked) {
   if (p->cc.cwnd > cap) p->cc.cwnd = cap;
 }
 
-void amudp_cc_on_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq) {
-  if (!p->cc.on || seq_lt(seq, p->cc.recover)) return; /* same event as the last cut */
+static void cc_halve(gasnetc_transport_t *t, amudp_peer_t *p) {
   AMUDP_COUNT(t, cc_cuts_loss, 1);
   cc_set(p, p->cc.cwnd / 2, p->cc.cwnd / 2);
+}
+
+/* A loss that looked random (no queue): the first of a round starts the
+ * round (the seqs sent by then) and gives up one MSS; more than half of the
+ * round's datagrams lost is no longer random. */
+static void cc_random_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq) {
+  if (!seq_lt(seq, p->cc.rnd_end)) { /* a new round */
+    AMUDP_COUNT(t, cc_random_losses, 1);
+    p->cc.rnd_begin = p->cc.rnd_end;
+    p->cc.rnd_end = p->snd_nxt;
+    p->cc.rnd_lost = 0;
+    size_t lo = cc_floor(p);
+    p->cc.cwnd = p->cc.cwnd > lo + p->mtu ? p->cc.cwnd - p->mtu : lo;
+  }
+  if (seq_lt(seq, p->cc.rnd_begin)) return;
+  uint32_t n = p->cc.rnd_end - p->cc.rnd_begin;
+  if (++p->cc.rnd_lost >= AMUDP_CC_FLOOR_MSS && p->cc.rnd_lost * 2 > n) cc_halve(t, p);
+}
+
+void amudp_cc_on_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq) {
+  if (!p->cc.on || seq_lt(seq, p->cc.recover)) return; /* same event as the last cut */
+  if (cc_qdelay(p) > t->tun.cc_delay_ns / 2) cc_halve(t, p); /* our queue overflowed */
+  else cc_random_loss(t, p, seq);
 }
 
 /* After amudp_rel_timers counted the timeout in p->backoff. */
 void amudp_cc_on_rto(gasnetc_transport_t *t, amudp_peer_t *p) {
   if (!p->cc.on) return;
   AMUDP_COUNT(t, cc_cuts_rto, 1);
-  if (p->backoff > 1) { /* the same stall again: ssthresh stays (RFC 5681 3.1) */
+  if (p->backoff > 2) { /* the same stall again: ssthresh stays (RFC 5681 3.1) */
     cc_set(p, 0, p->cc.ssthresh);
     return;
   }

@@ -128,6 +128,10 @@
                                          (656 bytes a pkt: ~5 MiB), so that a flood
                                          to many peers stays bounded */
 
+/* amudp_rel_on_ack's flags beside the wire's AMUDP_F_*: the ack was read
+ * late, after a sleep (the bit a datagram carries is cleared first). */
+#define AMUDP_RX_LATE (1u << 15)
+
 /* Counters: one table, names generated from it (see amudp_stats). */
 #define AMUDP_COUNTERS(X)                                                   \
   X(datagrams_sent) X(datagrams_received) X(bytes_sent) X(bytes_received)  \
@@ -144,7 +148,7 @@
   X(ackreq_sent) X(acks_lazy) X(acks_read_late) X(ack_socket_reads)       \
   X(sendmsg_calls) X(sendmmsg_calls) X(gso_sends) X(gso_segments)         \
   X(recv_calls) X(gro_datagrams) X(gro_segments) X(cc_cuts_loss)       \
-  X(cc_cuts_delay) X(cc_cuts_rto) X(cc_undos) X(bad_version)            \
+  X(cc_cuts_delay) X(cc_cuts_rto) X(cc_undos) X(cc_random_losses) X(acks_repeated) X(bad_version)            \
   X(sends_borrowed) X(peer_sockets) X(peer_socket_errors) X(send_refused)
 
 enum {
@@ -176,9 +180,7 @@ typedef struct amudp_pkt {
   uint32_t seq;           /* assigned at first transmission */
   uint16_t ntx;           /* transmissions so far */
   uint8_t is_req;         /* counts against the request credits */
-  uint8_t fast_done;      /* already fast-retransmitted once */
   uint8_t ackreq;         /* its last transmission had AMUDP_F_ACKREQ */
-  uint8_t lost;           /* presumed lost at an RTO: resent once the peer acks again */
   uint16_t nagg;          /* AGG container: frames in it (members on `agg`) */
   struct amudp_pkt *agg;  /* AGG container: its member pkts, each a whole frame
                              whose record header is at buf[AMUDP_HDR_LEN - 16] */
@@ -213,6 +215,9 @@ typedef struct amudp_cc {
   size_t acc;                 /* bytes acked toward the next additive increase */
   uint32_t recover;           /* snd_nxt at the last cut: no new cut before
                                  everything below it is acked */
+  uint32_t rnd_begin, rnd_end; /* the loss round: seqs [begin, end) sent before
+                                 its first loss that looked random */
+  uint32_t rnd_lost;          /* datagrams of it found lost */
   size_t undo_cwnd, undo_ssthresh; /* before a timeout's cut (0: none to undo) */
   uint64_t base_ns, base_prev_ns; /* least RTT of this epoch and the last one */
   uint64_t epoch_ns;          /* start of this epoch */
@@ -239,6 +244,11 @@ typedef struct amudp_peer {
   size_t fl_bytes;            /* bytes of the datagrams in flight */
   uint32_t msg_id;
   uint64_t srtt_ns, rttvar_ns, rto_ns;
+  uint64_t min_rtt_ns;        /* least RTT sample (0: none yet): RACK's reordering window */
+  uint64_t rack_tx_ns;        /* RACK (amudp_reliable.c): the latest transmission
+                                 known to have arrived, */
+  uint32_t rack_seq;          /* its seq (orders a burst sent at one time), */
+  uint64_t rack_rtt_ns;       /* and how long its ack took */
   unsigned backoff;           /* RTO doublings since the peer last acked anything */
   uint8_t holds_acks;         /* it held an ack for the idle delay
                                  (AMUDP_F_IDLE) within the last
@@ -254,12 +264,17 @@ typedef struct amudp_peer {
   uint64_t ack_due_ns;
   uint8_t ack_now;            /* send a standalone ack at the end of this batch */
   uint8_t ack_req;            /* a datagram since our last ack had AMUDP_F_ACKREQ */
+  uint8_t ack_retx;           /* a retransmission or duplicate came since our
+                                 last ack: the next carries AMUDP_F_ACKRETX */
   uint8_t ack_late;           /* a duplicate came before we acked its original:
                                  our next ack carries AMUDP_F_LATE */
   uint8_t ack_idle;           /* the pending ack waits the idle delay: no
                                  datagram it covers asked (amudp_rel_on_data) */
   uint64_t ack_first_ns;      /* when the first datagram it covers arrived */
   uint32_t ack_sent_next;     /* rcv_next carried by our last ack */
+  uint64_t ack_again_ns;      /* when to send a waited-on standalone ack again
+                                 if nothing more has come (0: not armed) */
+  uint64_t ack_sent_sack;     /* and the selective-ack bits it carried */
   /* liveness */
   uint64_t last_heard_ns, ping_due_ns;
   uint64_t last_data_ns;      /* last DATA to or from it: "active" peers get pings */

@@ -25,21 +25,34 @@
  * retransmits a datagram it did not ask to be acked promptly, while the
  * peer's acks come held (AMUDP_F_IDLE: holds_acks).
  *
- * Retransmitting. Each in-flight datagram has its own deadline: its last
- * transmission + the peer's RTO << backoff (capped at rto_max) + a drain
- * allowance for what is in flight ahead of it (per datagram and per byte),
- * and no earlier than that of the last datagram of the same burst (they
- * are read and acked together). When one expires, only the oldest expired
- * datagram is resent, the peer's backoff doubles, and the rest in flight are
- * marked lost, to be resent once the peer acks anything again (which resets
- * the backoff). RTO = SRTT + 4 RTTVAR (RFC 6298), floored at rto_min, from RTT
+ * Retransmitting (loss may be random, not only congestion: every step
+ * works from whatever acks arrive, and a lost ack or retransmission costs
+ * no timeout while later acks come). Each ack carries the whole receive
+ * window (cumulative ack + 64 SACK bits = the largest window), so a lost ack
+ * is made good by the next. A datagram in flight is lost, and resent at
+ * once, when (RACK, RFC 8985) one transmitted at least a reordering window
+ * (min RTT / 4) after it has been acknowledged, or, on its first
+ * transmission, when 3 later seqs have been (fast retransmit): a lost
+ * retransmission is found like a lost original, by the acks of what was
+ * sent after it (rel_detect_losses). Each in-flight datagram also has a
+ * deadline: its last transmission + the peer's RTO << backoff (capped at
+ * rto_max) + a drain allowance for what is in flight ahead of it (per
+ * datagram and per byte), and no earlier than that of the last datagram of
+ * the same burst (they are read and acked together). When one expires (no
+ * ack of anything sent after it: the tail of a burst was lost, or the peer
+ * is stalled) only the oldest expired datagram is resent and the peer's
+ * backoff doubles; the ack it draws shows what else is missing, resent then
+ * by the rule above. The first expiry is a probe (congestion control takes
+ * it as one loss); a second with no ack in between is a timeout
+ * (amudp_cc_on_rto). Any ack of something new resets the backoff. RTO =
+ * SRTT + 4 RTTVAR (RFC 6298), floored at rto_min, from RTT
  * samples of datagrams acked after exactly one transmission (Karn), or
  * after two when the ack says the peer had not acked the original yet
  * (AMUDP_F_LATE: timed from the first transmission), and only from acks
  * that did not ride on a retransmission (AMUDP_F_RETX: that ack waited for
- * the peer's own loss recovery, not for the network). A
- * datagram 3 or more seqs older than one selectively acked is resent at once
- * (fast retransmit), once.
+ * the peer's own loss recovery, not for the network) nor answer one of
+ * ours (AMUDP_F_ACKRETX: it covers what arrived while the acks before it
+ * were lost, so it times the loss).
  *
  * Receiving. A 64-bit ring marks which seqs in (rcv_next, rcv_next+64) have
  * arrived; anything below rcv_next or already marked is a duplicate and is
@@ -77,7 +90,7 @@ amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
     return NULL;
   }
   pkt->next = pkt->prev = NULL;
-  pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->fast_done = 0; pkt->lost = 0; pkt->ackreq = 0;
+  pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->ackreq = 0;
   pkt->nagg = 0; pkt->agg = NULL;
   pkt->first_tx_ns = pkt->tx_ns = pkt->due_ns = 0;
   pkt->msg = NULL; pkt->data = NULL; pkt->datalen = 0;
@@ -228,15 +241,26 @@ static uint64_t peer_rto(const gasnetc_transport_t *t, const amudp_peer_t *p) {
   return min_u64(e > p->rto_ns ? e : p->rto_ns, t->tun.rto_max_ns);
 }
 
+/* Doublings of the RTO at most while the peer was heard from within
+ * rto_max. Its datagram lost again and again at random (the head of the
+ * window, which nothing later can show lost once the window is full) is
+ * resent each time after a timeout; with no cap, at 30% loss each way a
+ * probe fails half the time and the expected wait of unbounded doubling
+ * diverges (single puts stalled for seconds). One datagram per 8 RTOs
+ * loads no network; a peer that went silent gets the full backoff. */
+#define AMUDP_BACKOFF_HEARD 3
+
 /* The peer's RTO, doubled per timeout since it last acked anything. */
-static uint64_t rto_backed_off(const gasnetc_transport_t *t, const amudp_peer_t *p) {
-  return min_u64(peer_rto(t, p) << (p->backoff < 20 ? p->backoff : 20), t->tun.rto_max_ns);
+static uint64_t rto_backed_off(const gasnetc_transport_t *t, const amudp_peer_t *p, uint64_t now) {
+  unsigned b = p->backoff < 20 ? p->backoff : 20;
+  if (b > AMUDP_BACKOFF_HEARD && now < p->last_heard_ns + t->tun.rto_max_ns) b = AMUDP_BACKOFF_HEARD;
+  return min_u64(peer_rto(t, p) << b, t->tun.rto_max_ns);
 }
 
 /* The flags our ack for p carries: AMUDP_F_LATE, and AMUDP_F_IDLE when it
  * was held past the ack delay for datagrams that did not ask for it. */
 static unsigned ack_flags(const gasnetc_transport_t *t, const amudp_peer_t *p, uint64_t now) {
-  unsigned f = p->ack_late ? AMUDP_F_LATE : 0;
+  unsigned f = (p->ack_late ? AMUDP_F_LATE : 0) | (p->ack_retx ? AMUDP_F_ACKRETX : 0);
   if (p->ack_pending && p->ack_idle && now > p->ack_first_ns + t->tun.ack_delay_ns)
     f |= AMUDP_F_IDLE;
   return f;
@@ -251,7 +275,9 @@ static void ack_sent(gasnetc_transport_t *t, amudp_peer_t *p) {
   p->ack_now = 0;
   p->ack_req = 0;
   p->ack_late = 0;
+  p->ack_retx = 0;
   p->ack_sent_next = p->rcv_next;
+  p->ack_sent_sack = sack_bits(p);
 }
 
 /* RFC 6298 section 2: SRTT and RTTVAR from a new sample r. */
@@ -269,6 +295,7 @@ static void rtt_smooth(uint64_t *srtt, uint64_t *rttvar, uint64_t r) {
 static void rtt_sample(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t r) {
   rtt_smooth(&p->srtt_ns, &p->rttvar_ns, r);
   rtt_smooth(&t->ens_srtt_ns, &t->ens_rttvar_ns, r);
+  if (!p->min_rtt_ns || r < p->min_rtt_ns) p->min_rtt_ns = r;
   uint64_t rto = p->srtt_ns + 4 * p->rttvar_ns;
   if (rto < t->tun.rto_min_ns) rto = t->tun.rto_min_ns;
   p->rto_ns = min_u64(rto, t->tun.rto_max_ns);
@@ -318,7 +345,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
    * datagram (AMUDP_DRAIN_NS per datagram and 1 ns per byte, ~1 GB/s), so a
    * burst does not time out just for being queued behind itself. */
   uint32_t ahead = p->snd_nxt - (p->fl_head ? p->fl_head->seq : p->snd_nxt);
-  pkt->due_ns = now + rto_backed_off(t, p) + p->fl_bytes + (uint64_t)ahead * AMUDP_DRAIN_NS;
+  pkt->due_ns = now + rto_backed_off(t, p, now) + p->fl_bytes + (uint64_t)ahead * AMUDP_DRAIN_NS;
   if (!ackreq && p->holds_acks) pkt->due_ns += p->ack_idle_ns; /* its ack may wait that long */
   t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
   ack_sent(t, p); /* it rode along */
@@ -499,12 +526,123 @@ void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
     if (pkt->due_ns < p->fl_tail->due_ns) pkt->due_ns = p->fl_tail->due_ns;
 }
 
+/* What one ack acknowledged (ack_scan). */
+typedef struct ack_result {
+  uint64_t newest_tx;    /* the latest transmission it times (Karn), or 0 */
+  uint32_t high;         /* highest seq selectively acked */
+  int sacked, progress, asked;
+  size_t bytes;
+} ack_result_t;
+
+/* When the transmission of pkt that an ack just covered left, for RACK:
+ * its last one, unless it was resent so recently that the ack must be for
+ * an earlier copy (sooner than the least RTT: RFC 8985 section 6.2). */
+static uint64_t acked_tx(const amudp_peer_t *p, const amudp_pkt_t *pkt, uint64_t now) {
+  if (pkt->ntx == 1) return pkt->tx_ns;
+  return now >= pkt->tx_ns + p->min_rtt_ns ? pkt->tx_ns : 0;
+}
+
+/* Was pkt transmitted before the latest transmission known to have arrived
+ * (at the same time: a burst, then before it in seq)? */
+static int rack_sent_before(const amudp_peer_t *p, const amudp_pkt_t *pkt) {
+  return pkt->tx_ns < p->rack_tx_ns || (pkt->tx_ns == p->rack_tx_ns && seq_lt(pkt->seq, p->rack_seq));
+}
+
+/* An acked datagram whose transmission at `sent` (0: unknown) arrived. */
+static void rack_advance(amudp_peer_t *p, const amudp_pkt_t *pkt, uint64_t sent, uint64_t now) {
+  if (!sent || sent < p->rack_tx_ns || (sent == p->rack_tx_ns && !seq_lt(p->rack_seq, pkt->seq)))
+    return;
+  p->rack_tx_ns = sent;
+  p->rack_seq = pkt->seq;
+  p->rack_rtt_ns = now > sent ? now - sent : 0;
+}
+
+/* Unlink and free every datagram the ack (cumulative `ack`, `sack` bits
+ * after it) covers; the peer's RACK time advances to the latest of them. */
+static void ack_scan(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack, uint64_t sack,
+                     int late, uint64_t now, ack_result_t *res) {
+  amudp_pkt_t *pkt = p->fl_head, *next;
+  for (; pkt; pkt = next) {
+    next = pkt->next;
+    if (!seq_lt(pkt->seq, ack)) {
+      uint32_t d = pkt->seq - ack - 1; /* pkt->seq == ack: d wraps, not acked */
+      if (d >= AMUDP_SACK_BITS) {
+        if (pkt->seq != ack) break;    /* beyond the bitmap: nothing more */
+        continue;
+      }
+      if (!((sack >> d) & 1)) continue;
+      res->sacked = 1;
+      res->high = pkt->seq;
+    }
+    /* Karn, and AMUDP_F_LATE: see amudp_rel_on_ack */
+    uint64_t sent = pkt->ntx == 1 ? pkt->tx_ns : late && pkt->ntx == 2 ? pkt->first_tx_ns : 0;
+    if (sent > res->newest_tx) res->newest_tx = sent;
+    rack_advance(p, pkt, acked_tx(p, pkt, now), now);
+    if (late && pkt->ntx > 1) {
+      AMUDP_COUNT(t, spurious_retx, 1);
+      amudp_cc_on_late(t, p); /* the timeout was spurious: undo its cut */
+    }
+    res->progress = 1;
+    res->asked |= pkt->ackreq;
+    res->bytes += pkt->wirelen;
+    flight_unlink(t, p, pkt);
+    if (pkt->is_req) p->nreq--;
+    amudp_pkt_put(t, pkt);
+  }
+}
+
+/* RACK's reordering window: a datagram overtaken by less is not yet lost. */
+static uint64_t reo_window(const gasnetc_transport_t *t, const amudp_peer_t *p) {
+  return (p->min_rtt_ns ? p->min_rtt_ns : t->tun.rto_min_ns) / 4;
+}
+
+/* Resend every datagram in flight the acks show lost (RACK, RFC 8985
+ * section 6.2): one sent before a datagram that arrived, and whose own ack
+ * is overdue by the reordering window (it would have come as quickly);
+ * until then its deadline waits for that (amudp_rel_timers calls this
+ * again). Or, not yet resent, one 3 or more seqs below the highest just
+ * sacked (`high`), at once. A resent datagram is timed anew: it is resent
+ * again only when something sent after the resend arrives without it. */
+static void rel_detect_losses(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t high,
+                              int sacked, uint64_t fresh_ns, uint64_t now) {
+  uint64_t wait = p->rack_rtt_ns + reo_window(t, p);
+  int resent = 0;
+  for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next) {
+    int dup3 = sacked && pkt->ntx == 1 && seq_lt(pkt->seq, high) && high - pkt->seq >= 3;
+    if (fresh_ns && pkt->tx_ns + fresh_ns <= now) dup3 = 1; /* see rel_ack_age */
+    if (!dup3 && !rack_sent_before(p, pkt)) continue;
+    if (!dup3 && now < pkt->tx_ns + wait) {
+      pkt->due_ns = min_u64(pkt->due_ns, pkt->tx_ns + wait);
+      t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
+      continue;
+    }
+    if (!resent++) amudp_tx_begin(t);
+    amudp_cc_on_loss(t, p, pkt->seq);
+    AMUDP_COUNT(t, fast_retransmits, 1);
+    AMUDP_COUNT(t, retransmitted, 1);
+    transmit(t, p, pkt, now);
+  }
+  if (resent) amudp_tx_end(t);
+}
+
+/* An ack fresh from the peer (not read late) that does not cover a
+ * datagram sent 2 SRTT + the reordering window before it arrived was sent
+ * after that datagram should have reached the peer: it is lost. This finds
+ * the loss of a lone datagram (a reply, whose request the peer resends
+ * because the reply is missing) without waiting for its own timeout, which
+ * a ping-pong's held acks make long. Returns that age, or 0: no such test. */
+static uint64_t rel_ack_age(const gasnetc_transport_t *t, const amudp_peer_t *p, unsigned flags) {
+  if ((flags & AMUDP_RX_LATE) || !p->srtt_ns) return 0;
+  return 2 * p->srtt_ns + reo_window(t, p);
+}
+
 GASNETI_HOT
 void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
                       uint64_t sack, unsigned flags, uint64_t now) {
   if (!p->fl_head || p->gone) return;
   if (seq_lt(p->snd_nxt, ack)) return; /* acks what we never sent: stale or bogus */
-  int may_sample = !(flags & (AMUDP_F_RETX | AMUDP_F_IDLE)), late = (flags & AMUDP_F_LATE) != 0;
+  int late = (flags & AMUDP_F_LATE) != 0; /* it answers a spurious retransmission */
+  int may_sample = !(flags & AMUDP_F_IDLE) && (late || !(flags & (AMUDP_F_RETX | AMUDP_F_ACKRETX)));
   /* Karn: time samples only from ntx == 1, unless the peer says its ack was
    * late (AMUDP_F_LATE) after one retransmission: that one was spurious and
    * the time since the first transmission is what an ack really took.
@@ -512,76 +650,30 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
    * never learn them: each would cost a spurious retransmission again. (A
    * peer late through several backed-off timeouts was stalled, not slow:
    * backoff covers that, and one stall should not inflate the RTO.) */
-  uint64_t newest_tx = 0;
-  uint32_t high = 0, top = 0;          /* highest sacked, highest acked at all */
-  int sacked = 0, progress = 0, asked = 0;
-  size_t acked_bytes = 0;
-  amudp_pkt_t *pkt = p->fl_head, *next;
-  for (; pkt; pkt = next) {
-    next = pkt->next;
-    int acked = seq_lt(pkt->seq, ack);
-    if (!acked) {
-      uint32_t d = pkt->seq - ack - 1; /* pkt->seq == ack: d wraps, not acked */
-      if (d >= AMUDP_SACK_BITS) {
-        if (pkt->seq != ack) break;    /* beyond the bitmap: nothing more */
-        continue;
-      }
-      if (!((sack >> d) & 1)) continue;
-      acked = 1;
-      sacked = 1;
-      high = pkt->seq;
-    }
-    uint64_t sent = pkt->ntx == 1 ? pkt->tx_ns : late && pkt->ntx == 2 ? pkt->first_tx_ns : 0;
-    if (sent > newest_tx) newest_tx = sent;
-    if (late && pkt->ntx > 1) {
-      AMUDP_COUNT(t, spurious_retx, 1);
-      amudp_cc_on_late(t, p); /* the timeout was spurious: undo its cut */
-    }
-    progress = 1;
-    asked |= pkt->ackreq;
-    top = pkt->seq;
-    acked_bytes += pkt->wirelen;
-    flight_unlink(t, p, pkt);
-    if (pkt->is_req) p->nreq--;
-    amudp_pkt_put(t, pkt);
-  }
+  ack_result_t res = {0, 0, 0, 0, 0, 0};
+  ack_scan(t, p, ack, sack, late, now, &res);
   /* An ack of datagrams that asked for it is prompt whatever the peer
    * would do with the others: only one that did not ask tells. */
   if (flags & AMUDP_F_IDLE) p->holds_acks = AMUDP_HOLDS_MEMORY;
-  else if (progress && !asked && p->holds_acks) p->holds_acks--;
-  if (may_sample && newest_tx && now > newest_tx) {
-    rtt_sample(t, p, now - newest_tx);
-    amudp_cc_on_rtt(t, p, now - newest_tx, now);
+  else if (res.progress && !res.asked && p->holds_acks) p->holds_acks--;
+  if (may_sample && res.newest_tx && now > res.newest_tx) {
+    rtt_sample(t, p, now - res.newest_tx);
+    amudp_cc_on_rtt(t, p, now - res.newest_tx, now);
   }
-  amudp_cc_on_ack(t, p, acked_bytes);
-  if (progress) t->fl_since_ns = now;
-  if (progress && p->backoff) {
-    /* The peer answers again after a timeout: resend, once, what was in
-     * flight back then and is still missing below the newest datagram it
-     * acknowledged (usually nothing, if the peer was only slow; those above
-     * may still be queued at the peer). */
-    p->backoff = 0;
-    for (pkt = p->fl_head; pkt && seq_lt(pkt->seq, top); pkt = pkt->next) {
-      if (pkt->lost) {
-        pkt->lost = 0;
-        AMUDP_COUNT(t, retransmitted, 1);
-        transmit(t, p, pkt, now);
-      }
-    }
+  amudp_cc_on_ack(t, p, res.bytes);
+  if (res.progress) {
+    t->fl_since_ns = now;
+    p->backoff = 0; /* the peer answers: no timeout stands */
   }
-  if (sacked) {
-    /* Datagrams 3+ seqs older than one that arrived are likely lost. */
-    for (pkt = p->fl_head; pkt && seq_lt(pkt->seq, high); pkt = pkt->next) {
-      if (!pkt->fast_done && high - pkt->seq >= 3) {
-        pkt->fast_done = 1;
-        amudp_cc_on_loss(t, p, pkt->seq); /* once per window */
-        AMUDP_COUNT(t, fast_retransmits, 1);
-        AMUDP_COUNT(t, retransmitted, 1);
-        transmit(t, p, pkt, now);
-      }
-    }
-  }
+  rel_detect_losses(t, p, res.high, res.sacked, rel_ack_age(t, p, flags), now);
   amudp_rel_pump(t, p, now);
+}
+
+/* Did our last ack (cumulative or selective) cover seq? Then a duplicate
+ * of it means that ack was lost, not that we were late to send it. */
+static int ack_covered(const amudp_peer_t *p, uint32_t seq) {
+  uint32_t d = seq - p->ack_sent_next - 1;
+  return seq_lt(seq, p->ack_sent_next) || (d < 64 && ((p->ack_sent_sack >> d) & 1));
 }
 
 GASNETI_HOT
@@ -589,13 +681,18 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
                       unsigned flags, uint64_t now) {
   uint32_t d = seq - p->rcv_next;
   uint64_t bit = 1ULL << (seq & 63);
+  /* An ack drawn by a retransmission also covers what arrived while the
+   * acks before it were lost: it times our loss, not the network's RTT. */
+  if (flags & AMUDP_F_RETX) p->ack_retx = 1;
+  p->ack_again_ns = 0; /* more came: the ack it draws supersedes */
   if ((int32_t)d < 0 || (d > 0 && d < 64 && (p->rcv_ring & bit))) {
     AMUDP_COUNT(t, dup_dropped, 1);
+    p->ack_retx = 1;
     p->ack_now = 1; /* our ack may have been lost: repeat it */
     /* Or it never left: we had not acked this seq yet (we were busy, or
      * the ack was delayed), so the sender timed out on us, not on the
      * network. Tell it, so its RTO learns how long our acks really take. */
-    if (!seq_lt(seq, p->ack_sent_next)) p->ack_late = 1;
+    if (!ack_covered(p, seq)) p->ack_late = 1;
     return 0;
   }
   if (d >= 64) {
@@ -676,12 +773,41 @@ void amudp_rel_send_note(gasnetc_transport_t *t, amudp_peer_t *p, uint16_t kind,
   AMUDP_COUNT(t, notices_sent, 1);
 }
 
+/* An ack its sender waits on that is lost leaves it waiting for a timeout
+ * when nothing follows to draw another (the end of a burst its window
+ * allows): such an ack goes again after the ack delay (or the least RTT, if
+ * longer) if no more data has come from the peer by then (rel_ack_again).
+ * Each ack carries the whole receive window, so the repeat is as good as
+ * the original; its loss too costs the timeout. */
+static void ack_again_arm(gasnetc_transport_t *t, amudp_peer_t *p) {
+  uint64_t wait = t->tun.ack_delay_ns > p->min_rtt_ns ? t->tun.ack_delay_ns : p->min_rtt_ns;
+  p->ack_again_ns = gasneti_now_ns() + (wait ? wait : 1);
+  t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_again_ns);
+}
+
+static void rel_ack_again(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now, uint64_t *next) {
+  if (!p->ack_again_ns) return;
+  if (now < p->ack_again_ns) {
+    *next = min_u64(*next, p->ack_again_ns);
+    return;
+  }
+  p->ack_again_ns = 0;
+  amudp_wire_hdr_t h;
+  memset(&h, 0, sizeof h);
+  h.type = AMUDP_T_ACK;
+  h.flags = AMUDP_F_ACKREQ; /* to the data socket, read at once */
+  bare_send(t, p, &h);
+  AMUDP_COUNT(t, acks_repeated, 1);
+}
+
 void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
   amudp_wire_hdr_t h;
   memset(&h, 0, sizeof h);
   h.type = (uint8_t)type;
-  if (type == AMUDP_T_ACK && p->ack_req) h.flags |= AMUDP_F_ACKREQ; /* waited on */
+  int waited = type == AMUDP_T_ACK && p->ack_req;
+  if (waited) h.flags |= AMUDP_F_ACKREQ;
   bare_send(t, p, &h);
+  if (waited) ack_again_arm(t, p);
   if (type == AMUDP_T_ACK) AMUDP_COUNT(t, acks_sent, 1);
   else if (type == AMUDP_T_PING) AMUDP_COUNT(t, pings_sent, 1);
   else if (type == AMUDP_T_BYE) AMUDP_COUNT(t, byes_sent, 1);
@@ -733,6 +859,27 @@ void amudp_rel_flush_acks(gasnetc_transport_t *t) {
   }
 }
 
+/* A datagram's deadline passed with no ack of anything sent after it: the
+ * tail of a burst was lost, or the peer is stalled. Like TCP, resend only
+ * the oldest expired datagram and back off the peer's RTO, pushing the
+ * others' deadlines past it: a stalled receiver costs one datagram per
+ * (doubling) RTO, not a window's worth each time; a live one acks the
+ * resend, and that ack shows what else to resend (rel_detect_losses). The
+ * first expiry is a probe (RFC 8985's tail loss probe, at the RTO): one
+ * loss to congestion control; another with no ack in between is a
+ * timeout, which cuts the congestion window to its floor. */
+static void rel_expire(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *old, uint64_t now) {
+  AMUDP_COUNT(t, rto_expiries, 1);
+  AMUDP_COUNT(t, retransmitted, 1);
+  if (p->backoff < 20) p->backoff++;
+  if (p->backoff == 1) amudp_cc_on_loss(t, p, old->seq);
+  else amudp_cc_on_rto(t, p);
+  uint64_t later = now + rto_backed_off(t, p, now);
+  for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next)
+    if (pkt->due_ns < later) pkt->due_ns = later;
+  transmit(t, p, old, now);
+}
+
 void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
   uint64_t next = now + t->tun.ping_ns;
   for (uint32_t r = 0; r < t->cfg.nranks; r++) {
@@ -746,26 +893,13 @@ void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
       }
       else next = min_u64(next, p->ack_due_ns);
     }
-    /* 2. retransmission timeout: like TCP, resend only the oldest expired
-     * datagram and back off the peer's RTO; the others are marked lost and
-     * resent when the peer acks again. A stalled receiver then costs one
-     * datagram per (doubling) RTO, not a window's worth each time. */
+    rel_ack_again(t, p, now, &next);
+    /* 2. losses RACK waited out the reordering window for, then the
+     * retransmission timeout (rel_expire) */
+    if (p->fl_head) rel_detect_losses(t, p, 0, 0, 0, now);
     amudp_pkt_t *old = p->fl_head;
     while (old && now < old->due_ns) old = old->next;
-    if (old) {
-      AMUDP_COUNT(t, rto_expiries, 1);
-      AMUDP_COUNT(t, retransmitted, 1);
-      if (p->backoff < 20) p->backoff++;
-      amudp_cc_on_rto(t, p);
-      uint64_t later = now + rto_backed_off(t, p);
-      for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next) {
-        if (pkt == old) continue;
-        if (pkt->tx_ns <= now && now - pkt->tx_ns >= peer_rto(t, p)) pkt->lost = 1;
-        if (pkt->due_ns < later) pkt->due_ns = later;
-      }
-      old->lost = 0;
-      transmit(t, p, old, now);
-    }
+    if (old) rel_expire(t, p, old, now);
     for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next)
       next = min_u64(next, pkt->due_ns);
     /* 3. liveness: probe the silent, bury the dead (amudp_live.c) */

@@ -64,9 +64,9 @@
 #include <stdint.h>
 
 #define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
-#define AMUDP_VERSION     6u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
+#define AMUDP_VERSION     7u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
                                      ACK, 5: datagrams also from the send port (amudp.c),
-                                     6: AMUDP_T_NOTE;
+                                     6: AMUDP_T_NOTE, 7: AMUDP_F_ACKRETX;
                                      raise at every change of what a datagram means or
                                      where it may come from */
 #define AMUDP_HDR_LEN     64u
@@ -102,6 +102,12 @@ enum {
                               datagram, so it goes to the data socket, which
                               its receiver reads at every poll, not to the
                               lazily read ack socket (amudp_fault.c, dest_of) */
+  AMUDP_F_ACKRETX = 1u << 5, /* the ack carried answers a retransmission or a
+                              duplicate (the first since our last ack): it
+                              may come only now because earlier acks were
+                              lost, so the receiver takes no RTT sample from
+                              it (unlike AMUDP_F_RETX, it says nothing of the
+                              datagram itself) */
   AMUDP_F_IDLE  = 1u << 4, /* this ack was held for the idle ack delay (none
                               of the datagrams it covers asked for it): its
                               timing is ours, not the network's, so the

@@ -10,8 +10,11 @@
 PKGS="build-essential autoconf automake libtool pkg-config libuv1-dev zlib1g-dev \
 libpmix-dev libpmi2-0-dev \
 openssh-server openssh-client iproute2 procps psmisc valgrind"
+# nftables: tests/lib/netns.sh drops, duplicates and delays packets in the
+# kernel with it (no netem here; the library sends by raw system calls, so
+# no libc shim can)
 [ "${1:-}" = --tests ] && PKGS="$PKGS mpich libmpich-dev openmpi-bin libopenmpi-dev \
-slurmd slurmctld slurm-client munge python3 clang libclang-rt-dev"
+slurmd slurmctld slurm-client munge python3 clang libclang-rt-dev nftables"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
