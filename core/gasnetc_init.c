@@ -111,8 +111,7 @@ static void gasnetc_read_env(void) {
       gasnetc_fatal("GASNET_SUPERNODE_MAXSIZE='%s' is not a number of ranks (0: no limit)", v);
     gasnetc_g.supernode_max = (gasnet_node_t)m;
   }
-  v = gasnetc_env("GASNET_STATSFILE", "unset");
-  gasnetc_g.statsfile = v && *v ? v : NULL;
+  gasnetc_trace_read_env(gasnetc_env); /* GASNET_TRACE* and GASNET_STATS* */
 }
 
 /* ---- signals ------------------------------------------------------------- */
@@ -299,6 +298,7 @@ int gasnet_init(int *argc, char ***argv) {
                                 "the bootstrap exchange of %u nodes failed",
                                 (unsigned)gasnetc_g.nodes);
   }
+  gasnetc_trace_start(); /* the exchange ends at once on every rank: the clocks' zero */
   gasnetc_addr_final(&all[0].addr, &all[0].host, sizeof *all, &mine.host);
   gasnetc_host_learn(&all[0].host, sizeof *all);
   gasnetc_seg_limits(all);
@@ -600,6 +600,7 @@ static void gasnetc_exit_now(int code, int notify) {
   if (gasnetc_g.attached && notify && gasnetc_g.nodes > 1) gasnetc_exit_notify(code);
   fflush(NULL);
   if (gasnetc_g.attached) gasnetc_stats_write();
+  gasnetc_trace_close();
   /* The launcher learns the code first, so its grace period for the other
    * nodes runs while our transport flushes. */
   if (gasnetc_g.inited) boot_fini(code);
