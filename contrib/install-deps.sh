@@ -11,7 +11,11 @@ PKGS="build-essential autoconf automake libtool pkg-config libuv1-dev zlib1g-dev
 libpmix-dev libpmi2-0-dev \
 openssh-server openssh-client iproute2 procps psmisc valgrind"
 [ "${1:-}" = --tests ] && PKGS="$PKGS mpich libmpich-dev openmpi-bin libopenmpi-dev \
-slurmd slurmctld slurm-client munge python3 clang libclang-rt-dev"
+slurmd slurmctld slurm-client munge python3 clang libclang-rt-dev \
+python3-matplotlib"
+# python3-matplotlib: contrib/gasnet-timeline and tests/bench/plot.py draw
+# with it (lanes, arrows, curves to SVG/PNG) rather than with a renderer of
+# our own; Debian's, kept up to date there, used by /usr/bin/python3.
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -75,7 +75,7 @@ static void gasnetc_exit_now(int code, int notify) __attribute__((noreturn));
  *   GASNET_SPIN_USEC    BLOCKUNTIL spins this long before sleeping  default 100
  *                       (yielding the CPU as it spins on an overcommitted host:
  *                       gasnetc_host.c)
- *   GASNET_STATSFILE    write counters at exit to <value>.<rank>    default unset
+ *   GASNET_TRACE*, GASNET_STATS*  tracing and statistics (gasnetc_trace.c)
  *   GASNET_NETWORK      interface, subnet or address to use (gasnetc_addr.c)
  *   GASNET_SUPERNODE_MAXSIZE  ranks per shared-memory neighbourhood
  *                       (gasnetc_host.c): 0 = all of a host, 1 = no bypass

@@ -260,7 +260,7 @@ void gasnetc_trace_ratomic(gasnet_node_t node, const char *op) {
 void gasnetc_trace_wait(int done) {
   if (!done && (gasnetc_stats_mask & GASNETC_TRACE_BIT('S')))
     GASNETC_ATOMIC_ADD(&gasnetc_xstats[GASNETC_XSTAT_waits_blocked], 1);
-  gasnetc_trace_printf('S', done ? "WAIT_DONE" : "WAIT_BEGIN");
+  gasnetc_trace_printf('S', done ? "WAIT_END" : "WAIT_BEGIN");
 }
 
 /* ---- masks at run time (GASNETT_{TRACE,STATS}_{GET,SET}MASK) --------------- */
@@ -278,7 +278,8 @@ void gasnetc_trace_setmask(int stats, const char *mask) {
   gasnetc_trace_recompute();
 }
 
-int gasnetc_trace_getlocal(void) { return gasnetc_trace_local; }
+/* Whether local puts and gets are traced: never without a trace file. */
+int gasnetc_trace_getlocal(void) { return gasnetc_tracef ? gasnetc_trace_local : 0; }
 void gasnetc_trace_setlocal(int on) { gasnetc_trace_local = on != 0; }
 
 /* ---- statistics ------------------------------------------------------------ */
