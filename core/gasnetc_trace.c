@@ -56,8 +56,14 @@ static void gasnetc_mask_format(char *buf, unsigned m) {
   *buf = 0;
 }
 
+/* The categories whose paths call out: traced ones, and counted ones that
+ * have ext.* counters (the core's and the transports' count always). */
+#define GASNETC_XSTAT_CATS                                                          \
+  (GASNETC_TRACE_BIT('P') | GASNETC_TRACE_BIT('G') | GASNETC_TRACE_BIT('B') |       \
+   GASNETC_TRACE_BIT('C') | GASNETC_TRACE_BIT('R') | GASNETC_TRACE_BIT('S'))
 static void gasnetc_trace_recompute(void) {
-  __atomic_store_n(&gasnetc_trace_on, gasnetc_trace_mask | gasnetc_stats_mask, __ATOMIC_RELAXED);
+  __atomic_store_n(&gasnetc_trace_on, gasnetc_trace_mask | (gasnetc_stats_mask & GASNETC_XSTAT_CATS),
+                   __ATOMIC_RELAXED);
 }
 
 /* "0,2,5-7": whether rank is listed; NULL or "": every rank. */
