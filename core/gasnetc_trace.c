@@ -137,6 +137,7 @@ void gasnetc_trace_read_env(const char *(*env)(const char *name, const char *dfl
     if (strchr(sf, '%') && (!sn || !*sn)) gasnetc_stats_pattern = sf;
     gasnetc_stats_mask = gasnetc_mask_parse(sm && *sm ? sm : GASNETC_TRACE_ALL);
   }
+  if (!gasnetc_tracef) return; /* A is never traced: no message numbers */
   gasnetc_am_nsent = calloc(2 * (size_t)gasnetc_g.nodes, sizeof *gasnetc_am_nsent);
   gasnetc_am_nrecv = calloc(2 * (size_t)gasnetc_g.nodes, sizeof *gasnetc_am_nrecv);
   if (!gasnetc_am_nsent || !gasnetc_am_nrecv) gasnetc_fatal("gasnet_init: out of memory");
