@@ -41,7 +41,7 @@ void gasnetc_stats_print(FILE *f, unsigned mask) {
       fprintf(f, "core.%s %llu\n", gasnetc_stat_names[i],
               (unsigned long long)__atomic_load_n(&gasnetc_stats[i], __ATOMIC_RELAXED));
   gasnetc_xstats_print(f, mask);
-  if (!GASNETC_IN(mask, 'N')) return;
+  if (!GASNETC_IN(mask, 'C')) return;
   for (unsigned i = 0; i < gasnetc_g.ntp; i++) {
     fprintf(f, "# transport %s\n", gasnetc_g.tp[i].ops->name);
     if (gasnetc_g.tp[i].ops->stats) gasnetc_g.tp[i].ops->stats(gasnetc_g.tp[i].t, f);

@@ -25,11 +25,13 @@
 unsigned gasnetc_trace_mask, gasnetc_stats_mask, gasnetc_trace_on;
 uint64_t gasnetc_xstats[GASNETC_XSTAT_COUNT];
 
-/* Every category letter we know (Berkeley's): A active messages, B
- * barriers, C collectives, G gets, H the client's GASNETT_TRACE_PRINTF, I
- * configuration, N the network (transport counters), P puts, R remote
- * atomics, S waits for non-blocking operations, U unconditional. */
-#define GASNETC_TRACE_ALL "ABCGHINPRSU"
+/* Berkeley's category letters (its README, GASNET_TRACEMASK): A active
+ * messages, B barriers, C conduit-specific (here the transports' counters),
+ * G gets, H the client's GASNETT_TRACE_PRINTF, I configuration, P puts, R
+ * remote atomics, S waits for non-blocking operations, U unsuppressable, W
+ * collectives. D, L, N, O and X are accepted and have nothing here (no
+ * message data, locks, source lines, object or AMPoll events). */
+#define GASNETC_TRACE_ALL "ABCDGHILNOPRSUWX"
 
 static FILE *gasnetc_tracef, *gasnetc_statsf;
 static int gasnetc_trace_local = 1, gasnetc_trace_flush;
@@ -43,10 +45,14 @@ static char gasnetc_mask_text[2][32];        /* GETMASK's answers */
  * pair and class). */
 static uint32_t *gasnetc_am_nsent, *gasnetc_am_nrecv;
 
+/* A mask string; '^' first: every category but those listed. */
 static unsigned gasnetc_mask_parse(const char *s) {
-  unsigned m = 0;
-  for (; s && *s; s++)
+  unsigned m = 0, all = 0;
+  int complement = s && *s == '^';
+  for (const char *a = GASNETC_TRACE_ALL; *a; a++) all |= GASNETC_TRACE_BIT(*a);
+  for (s += complement; s && *s; s++)
     if (*s >= 'A' && *s <= 'Z') m |= GASNETC_TRACE_BIT(*s);
+  if (complement) m = all & ~m;
   return m | GASNETC_TRACE_BIT('U');
 }
 
@@ -60,7 +66,7 @@ static void gasnetc_mask_format(char *buf, unsigned m) {
  * have ext.* counters (the core's and the transports' count always). */
 #define GASNETC_XSTAT_CATS                                                          \
   (GASNETC_TRACE_BIT('P') | GASNETC_TRACE_BIT('G') | GASNETC_TRACE_BIT('B') |       \
-   GASNETC_TRACE_BIT('C') | GASNETC_TRACE_BIT('R') | GASNETC_TRACE_BIT('S'))
+   GASNETC_TRACE_BIT('W') | GASNETC_TRACE_BIT('R') | GASNETC_TRACE_BIT('S'))
 static void gasnetc_trace_recompute(void) {
   __atomic_store_n(&gasnetc_trace_on, gasnetc_trace_mask | (gasnetc_stats_mask & GASNETC_XSTAT_CATS),
                    __ATOMIC_RELAXED);
@@ -252,9 +258,9 @@ void gasnetc_trace_barrier(int done, uint32_t team, uint32_t phase) {
 }
 
 void gasnetc_trace_coll(int done, const char *name, uint32_t team, uint32_t seq) {
-  if (!done && (gasnetc_stats_mask & GASNETC_TRACE_BIT('C')))
+  if (!done && (gasnetc_stats_mask & GASNETC_TRACE_BIT('W')))
     GASNETC_ATOMIC_ADD(&gasnetc_xstats[GASNETC_XSTAT_collectives], 1);
-  gasnetc_trace_printf('C', "%s op=%s team=%u seq=%u", done ? "COLL_DONE" : "COLL_START",
+  gasnetc_trace_printf('W', "%s op=%s team=%u seq=%u", done ? "COLL_DONE" : "COLL_START",
                        name, (unsigned)team, (unsigned)seq);
 }
 

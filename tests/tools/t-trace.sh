@@ -11,7 +11,8 @@
 #          counters (retransmissions, acks, drops, window, ring full) are in
 #          the statistics
 #   mask   GASNET_TRACEMASK=PG: PUT and GET lines only (and U); GASNET_STATSMASK=P:
-#          ext.put* and nothing of A, G, N
+#          ext.put* and nothing of A, G, C
+#   complement  GASNET_TRACEMASK='^AW': no AM or collective line, the puts
 #   nodes  GASNET_TRACENODES=1,3: only ranks 1 and 3 write a trace
 #   local  the bypass on: the puts are local copies (ext.puts_local = M) and
 #          GASNET_TRACELOCAL=0 leaves them out of the trace
@@ -48,7 +49,7 @@ for r in 0 1 2 3; do
     "$(events "$t" 'BARRIER_NOTIFY team=0') $(events "$t" 'BARRIER_DONE team=0') $(events "$t" 'COLL_START op=gex_Coll_BroadcastNB') $(events "$t" 'COLL_DONE op=gex_Coll_BroadcastNB')"
   check "rank $r: H and U lines" "1 1" "$(events "$t" "(H) t_trace hello $r$") $(events "$t" "(U) t_trace forced $r$")"
   check "rank $r: every line rank $r, a time, a known category" 0 \
-    "$(grep -v '^#' "$t" | grep -cv "^$r [0-9]*\.[0-9]\{3\} ([ABCGHNPRSU]) .")"
+    "$(grep -v '^#' "$t" | grep -cv "^$r [0-9]*\.[0-9]\{3\} ([ABCGHIPRSUW]) .")"
   check "rank $r: ext.puts put_bytes gets get_bytes barriers collectives" "$M $((M * S)) $M $((M * S)) 3 1" \
     "$(for k in puts put_bytes gets get_bytes barriers collectives; do printf '%s ' "$(stat "$st" ext.$k)"; done | sed 's/ $//')"
   check "rank $r: the STATS_PRINTF line" 1 "$(grep -c "^# (H) t_trace stats note $r$" "$st")"
@@ -75,9 +76,15 @@ check "mask: GASNETT_TRACE_GETMASK, STATS_GETMASK on rank 0" "'GPU' 'PU'" \
 for r in 0 1 2 3; do
   t="$d/tr-$r" st="$d/st-$r"
   check "mask: rank $r: PUT, GET, U lines, any other" "$M $M 1 0" \
-    "$(events "$t" '(P) PUT ') $(events "$t" '(G) GET ') $(events "$t" '(U) ') $(events "$t" '(A)\|(B)\|(C)\|(H)\|(S)\|(N)\|(R)\|(I)')"
+    "$(events "$t" '(P) PUT ') $(events "$t" '(G) GET ') $(events "$t" '(U) ') $(events "$t" '(A)\|(B)\|(C)\|(H)\|(S)\|(W)\|(R)\|(I)')"
   check "mask: rank $r: ext.puts, ext.gets, core.*, udp_* lines" "$M 0 0 0" \
     "$(stat "$st" ext.puts) $(grep -c '^ext.gets ' "$st") $(grep -c '^core\.' "$st") $(grep -c '^udp_' "$st")"
+done
+
+job complement GASNET_SUPERNODE_MAXSIZE=1 GASNET_TRACEFILE="$d/tr-%" GASNET_TRACEMASK='^AW'
+for r in 0 1 2 3; do
+  check "^AW: rank $r: AM and collective lines, PUT lines" "0 0 $M" \
+    "$(events "$d/tr-$r" '(A) ') $(events "$d/tr-$r" '(W) ') $(events "$d/tr-$r" '(P) PUT ')"
 done
 
 job nodes GASNET_SUPERNODE_MAXSIZE=1 GASNET_TRACEFILE="$d/tr-%" GASNET_TRACENODES=1,3
