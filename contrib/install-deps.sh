@@ -14,7 +14,12 @@ openssh-server openssh-client iproute2 procps psmisc valgrind"
 # kernel with it (no netem here; the library sends by raw system calls, so
 # no libc shim can)
 [ "${1:-}" = --tests ] && PKGS="$PKGS mpich libmpich-dev openmpi-bin libopenmpi-dev \
-slurmd slurmctld slurm-client munge python3 clang libclang-rt-dev nftables"
+slurmd slurmctld slurm-client munge python3 clang libclang-rt-dev nftables \
+python3-matplotlib"
+# python3-matplotlib: contrib/gasnet-timeline and tests/bench/plot_curves.py
+# draw with it (lanes, arrows, curves to SVG/PNG) rather than with a
+# renderer of our own; Debian's, kept up to date there, used by
+# /usr/bin/python3.
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

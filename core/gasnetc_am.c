@@ -153,14 +153,23 @@ static void gasnetc_am_loopback(const gasnetc_wire_msg_t *m, const void *src,
     if (nbytes && src != dest_addr) memmove(dest_addr, src, nbytes);
   }
   GASNETC_STAT_ADD(loopback_msgs, 1);
+  if (GASNETC_TRACING('A'))
+    gasnetc_trace_am_recv(!(m->flags & GASNETC_WIRE_F_REPLY), m->category, gasnetc_g.mynode,
+                          m->handler, nbytes);
   gasnetc_handler_run(gasnetc_ep_at(m->dst_ep), gasnetc_g.mynode, m, buf, nbytes);
 }
 
-static inline void gasnetc_am_count(int is_request, size_t nbytes) {
+/* t: when the send began, if A is traced (GASNETC_AM_T0), else 0. */
+static inline void gasnetc_am_count(int is_request, size_t nbytes, const gasnetc_wire_msg_t *m,
+                                    gasnet_node_t dest, uint64_t t) {
   if (is_request) GASNETC_STAT_ADD(requests_sent, 1);
   else GASNETC_STAT_ADD(replies_sent, 1);
   GASNETC_STAT_ADD(payload_bytes_sent, nbytes);
+  if (GASNETC_UNLIKELY(t)) gasnetc_trace_am_send(t, is_request, m->category, dest, m->handler, nbytes);
 }
+/* A send is traced when it is sure (after the transport took it), with the
+ * time it began: a reply may be handled before the call returns. */
+#define GASNETC_AM_T0() (GASNETC_TRACING('A') ? gasneti_now_ns() : 0)
 
 /* The decoded header of a message (args copied by the caller, if needed). */
 static inline void gasnetc_am_msg(gasnetc_wire_msg_t *m, int is_request, int category,
@@ -219,8 +228,9 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
   gasnetc_wire_msg_t m;
   gasnetc_am_msg(&m, is_request, category, via, handler, dest_addr, nargs);
   if (m.category == GASNETC_WIRE_SHORT) nbytes = 0;
+  uint64_t t0 = GASNETC_AM_T0();
   if (dest == gasnetc_g.mynode) {
-    gasnetc_am_count(is_request, nbytes);
+    gasnetc_am_count(is_request, nbytes, &m, dest, t0);
     if (nargs) memcpy(m.args, args, (size_t)nargs * sizeof m.args[0]);
     gasnetc_am_loopback(&m, src, nbytes, dest_addr);
     return GASNET_OK;
@@ -232,7 +242,7 @@ static int gasnetc_am_send(int ex, int immediate, int is_request, int category,
                               (is_request ? 0 : GASNETC_SEND_REPLY) |
                               (immediate ? GASNETC_SEND_IMMEDIATE : 0), lc);
   if (rc == -EAGAIN && immediate) return 1; /* GEX_FLAG_IMMEDIATE: nothing sent */
-  gasnetc_am_count(is_request, nbytes);
+  gasnetc_am_count(is_request, nbytes, &m, dest, t0);
   if (GASNETC_UNLIKELY(rc)) return gasnetc_am_send_failed(ex, is_request, category, nargs, dest, rc);
   return GASNET_OK;
 }
@@ -596,19 +606,20 @@ static int gasnetc_am_commit(int is_request, int category, gex_AM_SrcDesc_t sd,
     if (d.client_buf && nbytes) memcpy(d.lend.buf, d.client_buf, nbytes);
     gasnetc_wire_msg_t m;
     gasnetc_am_msg(&m, is_request, category, d.via, handler, dest_addr, nargs);
+    uint64_t t0 = GASNETC_AM_T0();
     if (GASNETC_UNLIKELY(d.discard)) {
       /* the job is ending and dest is gone: nothing to send */
     } else if (dest == gasnetc_g.mynode) {
       /* The core's buffer: the handler gets a copy (Medium) or the
        * destination (Long), as from a fixed-payload loopback. */
-      gasnetc_am_count(is_request, nbytes);
+      gasnetc_am_count(is_request, nbytes, &m, dest, t0);
       if (nargs) memcpy(m.args, args, (size_t)nargs * sizeof m.args[0]);
       gasnetc_am_loopback(&m, d.lend.buf, nbytes, dest_addr);
     } else {
       uint8_t hdr[GASNETC_WIRE_MAX_LEN];
       size_t hlen = gasnetc_wire_encode(hdr, &m, args);
       int rc = gasnetc_route_commit(&d.lend, hdr, hlen, nbytes);
-      gasnetc_am_count(is_request, nbytes);
+      gasnetc_am_count(is_request, nbytes, &m, dest, t0);
       if (GASNETC_UNLIKELY(rc)) gasnetc_am_send_failed(ex, is_request, category, nargs, dest, rc);
     }
   }

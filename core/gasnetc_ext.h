@@ -145,4 +145,32 @@ int gasnetc_notices_to(gasnet_node_t node);
  * the latest: a deadline of the caller's, such as a lost notice's repair. */
 void gasnetc_wake_by(uint64_t ns);
 
+/* ---- tracing and statistics (gasnetc_trace.c) ------------------------------
+ * Categories are Berkeley's letters (docs/api.md, "Tracing and
+ * statistics"). gasnetc_trace_on (gasnet.h) holds the categories traced or
+ * counted now, 0 unless GASNET_TRACEFILE or GASNET_STATSFILE is set: a hot
+ * path tests it with GASNETC_TRACING and calls out of line only then. */
+#define GASNETC_TRACING(c) \
+  __builtin_expect((__atomic_load_n(&gasnetc_trace_on, __ATOMIC_RELAXED) & GASNETC_TRACE_BIT(c)) != 0, 0)
+/* The extended API's counters, each with its category. */
+#define GASNETC_XSTATS(X) \
+  X(puts, 'P') X(put_bytes, 'P') X(puts_local, 'P') X(gets, 'G') X(get_bytes, 'G') \
+  X(gets_local, 'G') X(barriers, 'B') X(collectives, 'C') X(ratomics, 'R') X(waits_blocked, 'S')
+enum {
+#define GASNETC_XSTAT_ENUM(name, cat) GASNETC_XSTAT_##name,
+  GASNETC_XSTATS(GASNETC_XSTAT_ENUM)
+#undef GASNETC_XSTAT_ENUM
+  GASNETC_XSTAT_COUNT
+};
+/* A put (is_put) or get of nbytes with job rank node; local: a copy here
+ * (this process or a mapped neighbour), traced unless GASNET_TRACELOCAL=0. */
+void gasnetc_trace_rma(int is_put, gasnet_node_t node, size_t nbytes, int local);
+/* done 0: this rank notified barrier `phase` of team; 1: it completed. */
+void gasnetc_trace_barrier(int done, uint32_t team, uint32_t phase);
+/* done 0: collective `name` number seq of team started; 1: it completed. */
+void gasnetc_trace_coll(int done, const char *name, uint32_t team, uint32_t seq);
+void gasnetc_trace_ratomic(gasnet_node_t node, const char *op);
+/* A blocking wait for events began (0) or ended (1). */
+void gasnetc_trace_wait(int done);
+
 #endif /* GASNETC_EXT_H */

@@ -373,6 +373,8 @@ void gasnetc_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen,
   }
   }
   GASNETC_STAT_ADD(payload_bytes_received, paylen);
+  if (GASNETC_TRACING('A'))
+    gasnetc_trace_am_recv(!(m.flags & GASNETC_WIRE_F_REPLY), m.category, src, m.handler, paylen);
   gasnetc_handler_run(ep, src, &m, buf, paylen);
   gasnetc_thread.in_callback--;
 }

@@ -79,7 +79,7 @@ static void gasnetc_exit_now(int code, int notify) __attribute__((noreturn));
  *   GASNET_SPIN_USEC    BLOCKUNTIL spins this long before sleeping  default 100
  *                       (yielding the CPU as it spins on an overcommitted host:
  *                       gasnetc_host.c)
- *   GASNET_STATSFILE    write counters at exit to <value>.<rank>    default unset
+ *   GASNET_TRACE*, GASNET_STATS*  tracing and statistics (gasnetc_trace.c)
  *   GASNET_NETWORK      interface, subnet or address to use (gasnetc_addr.c)
  *   GASNET_SUPERNODE_MAXSIZE  ranks per shared-memory neighbourhood
  *                       (gasnetc_host.c): 0 = all of a host, 1 = no bypass
@@ -115,8 +115,7 @@ static void gasnetc_read_env(void) {
       gasnetc_fatal("GASNET_SUPERNODE_MAXSIZE='%s' is not a number of ranks (0: no limit)", v);
     gasnetc_g.supernode_max = (gasnet_node_t)m;
   }
-  v = gasnetc_env("GASNET_STATSFILE", "unset");
-  gasnetc_g.statsfile = v && *v ? v : NULL;
+  gasnetc_trace_read_env(gasnetc_env); /* GASNET_TRACE* and GASNET_STATS* */
 }
 
 /* ---- signals ------------------------------------------------------------- */
@@ -303,6 +302,7 @@ int gasnet_init(int *argc, char ***argv) {
                                 "the bootstrap exchange of %u nodes failed",
                                 (unsigned)gasnetc_g.nodes);
   }
+  gasnetc_trace_start(); /* the exchange ends at once on every rank: the clocks' zero */
   gasnetc_addr_final(&all[0].addr, &all[0].host, sizeof *all, &mine.host);
   gasnetc_host_learn(&all[0].host, sizeof *all);
   gasnetc_seg_limits(all);
@@ -604,6 +604,7 @@ static void gasnetc_exit_now(int code, int notify) {
   if (gasnetc_g.attached && notify && gasnetc_g.nodes > 1) gasnetc_exit_notify(code);
   fflush(NULL);
   if (gasnetc_g.attached) gasnetc_stats_write();
+  gasnetc_trace_close();
   /* The launcher learns the code first, so its grace period for the other
    * nodes runs while our transport flushes. */
   if (gasnetc_g.inited) boot_fini(code);

@@ -323,8 +323,36 @@ enum {
 extern uint64_t gasnetc_stats[GASNETC_STAT_COUNT];
 #define GASNETC_STAT_ADD(name, n) \
   ((void)GASNETC_ATOMIC_ADD(&gasnetc_stats[GASNETC_STAT_##name], (uint64_t)(n)))
-/* Write this rank's counters if GASNET_STATSFILE is set. */
+/* Write this rank's counters if GASNET_STATSFILE is set (at exit). */
 void gasnetc_stats_write(void);
+/* Every counter of this rank in the categories of mask, "name value" lines. */
+void gasnetc_stats_print(FILE *f, unsigned mask);
+
+/* ---- tracing (gasnetc_trace.c; the extensions' part is in gasnetc_ext.h) -- */
+extern uint64_t gasnetc_xstats[GASNETC_XSTAT_COUNT];
+/* Read GASNET_TRACE* and GASNET_STATS* through env and open the files. */
+void gasnetc_trace_read_env(const char *(*env)(const char *name, const char *dflt));
+/* The common zero of the ranks' clocks: tracing and counting start. */
+void gasnetc_trace_start(void);
+/* An AM left for dest; t: when the send began (gasneti_now_ns). */
+void gasnetc_trace_am_send(uint64_t t, int is_request, int wire_category, gasnet_node_t dest,
+                           unsigned handler, size_t nbytes);
+void gasnetc_trace_am_recv(int is_request, int wire_category, gasnet_node_t src,
+                           unsigned handler, size_t nbytes);
+void gasnetc_xstats_print(FILE *f, unsigned mask);
+void gasnetc_stats_reset(void);
+/* The statistics stream, taken for the last time at exit (NULL: this rank
+ * writes none). */
+FILE *gasnetc_stats_take(void);
+/* name with '%' replaced by `with` (no '%' and several ranks: ".<with>"
+ * appended): the per-rank file names of both variables. */
+void gasnetc_trace_path(char *out, size_t len, const char *name, const char *with);
+unsigned gasnetc_stats_outmask(void);
+/* This rank's statistics file and GASNET_STATSFILE, when the job's sum is
+ * to be written ('%' in the name, every rank writing); else NULL. */
+const char *gasnetc_stats_rankpath(void);
+const char *gasnetc_stats_sumpattern(void);
+void gasnetc_trace_close(void);
 
 /* ---- segments (gasnetc_segment.c) -------------------------------------- */
 /* GASNET_MAX_SEGSIZE's value (gasneti_parse_memlimit): a limit per

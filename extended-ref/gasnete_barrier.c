@@ -599,6 +599,7 @@ static uint32_t gasnete_bstart(gasnete_barrier_t *b, gasnete_bstate_t mine) {
   if (in->phase) /* the slot's previous barrier: finish it first (bounded in flight) */
     GASNETE_WAIT_UNTIL(gasnete_binst_kick(b, in));
   b->phase = phase;
+  if (GASNETC_TRACING('B')) gasnetc_trace_barrier(0, b->team->id, phase);
   in->phase = phase;
   in->done = 0;
   in->step = 0;
@@ -626,7 +627,10 @@ static int gasnete_bdone(gasnete_barrier_t *b, uint32_t phase) {
 
 int gasnete_barrier_event_done(struct gasnete_handle *h) {
   gasnete_coll_progress(); /* this barrier may wait for a member that waits for a collective */
-  return gasnete_bdone(h->barrier, h->phase);
+  int done = gasnete_bdone(h->barrier, h->phase);
+  if (done && GASNETC_TRACING('B'))
+    gasnetc_trace_barrier(1, ((gasnete_barrier_t *)h->barrier)->team->id, h->phase);
+  return done;
 }
 
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
@@ -706,6 +710,7 @@ int gasnete_barrier_wait_tm(const char *fname, gasnetc_team_t *tm, int id, int f
     gasnete_fatal("%s: no %s_notify since the last wait or successful try (spec 3.5.0.2)",
                   fname, gasnete_bfamily(fname));
   GASNETE_WAIT_UNTIL(gasnete_bdone(b, b->phase));
+  if (GASNETC_TRACING('B')) gasnetc_trace_barrier(1, tm->id, b->phase);
   return gasnete_barrier_result(b, id, flags);
 }
 
@@ -717,6 +722,7 @@ int gasnete_barrier_try_tm(const char *fname, gasnetc_team_t *tm, int id, int fl
   gasnet_AMPoll(); /* every try polls, even when the barrier is complete */
   gasnete_coll_progress();
   if (!gasnete_bdone(b, b->phase)) return GASNET_ERR_NOT_READY;
+  if (GASNETC_TRACING('B')) gasnetc_trace_barrier(1, tm->id, b->phase);
   return gasnete_barrier_result(b, id, flags);
 }
 

@@ -237,6 +237,7 @@ gasnete_coll_op_t *gasnete_coll_op_new(const char *fname, gasnetc_team_t *tm, in
   op->sync = sync;
   op->kick = kick;
   op->phase = GASNETE_CPHASE_IN;
+  if (GASNETC_TRACING('W')) gasnetc_trace_coll(0, fname, tm->id, op->seq);
   return op;
 }
 
@@ -254,6 +255,7 @@ void gasnete_coll_progress(void) {
     if (!*pp) gasnete_cg.tail = pp;
     __atomic_fetch_sub(&gasnete_cg.nactive, 1, __ATOMIC_RELAXED);
     __atomic_fetch_sub(&((gasnete_cteam_t *)op->tm->coll)->inflight, 1, __ATOMIC_RELAXED);
+    if (GASNETC_TRACING('W')) gasnetc_trace_coll(1, op->fname, op->tm->id, op->seq);
     __atomic_store_n(&op->done, 1, __ATOMIC_RELEASE); /* its owner may free it now */
   }
   __atomic_store_n(&gasnete_cg.busy, 0, __ATOMIC_RELEASE);
@@ -263,6 +265,7 @@ void gasnete_coll_progress(void) {
  * when it is already complete. */
 gex_Event_t gasnete_coll_op_start(gasnete_coll_op_t *op) {
   if (gasnete_coll_kick(op)) {
+    if (GASNETC_TRACING('W')) gasnetc_trace_coll(1, op->fname, op->tm->id, op->seq);
     free(op);
     return GEX_EVENT_INVALID;
   }

@@ -137,11 +137,20 @@ int gasnete_event_test(const char *fname, gex_Event_t h) {
   return gasnete_event_reap(td, h) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
+/* A wait that blocks is a span of the job's timeline (S). */
+static void gasnete_event_wait_traced(gex_Event_t h) {
+  if (gasnete_event_done(h)) return;
+  gasnetc_trace_wait(0);
+  GASNETE_WAIT_UNTIL(gasnete_event_done(h));
+  gasnetc_trace_wait(1);
+}
+
 void gasnete_event_wait(const char *fname, gex_Event_t h) {
   if (h == GEX_EVENT_INVALID) return;
   gasnete_threaddata_t *td = gasnete_mythread();
   gasnete_event_check(fname, td, h);
-  GASNETE_WAIT_UNTIL(gasnete_event_done(h));
+  if (GASNETC_TRACING('S')) gasnete_event_wait_traced(h);
+  else GASNETE_WAIT_UNTIL(gasnete_event_done(h));
   gasnete_handle_free(td, h);
 }
 

@@ -471,6 +471,7 @@ static inline void gasnete_ra_check(const char *fname, gex_AD_t ad, gex_DT_t dt,
                   gasnete_ra_op_names[o->bit]);
   /* this process, or a neighbour whose segment is mapped here */
   o->here = gasnete_peer_mapped(&p) ? gasnete_peer_addr(&p, addr) : NULL;
+  if (GASNETC_TRACING('R')) gasnetc_trace_ratomic(o->node, gasnete_ra_op_names[o->bit]);
 }
 
 /* ---- initiating: the two paths ------------------------------------------------------ */

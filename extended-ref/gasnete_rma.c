@@ -146,6 +146,8 @@ static inline int gasnete_rma(const char *fname, int op, gasnete_counter_t *c,
   if (GASNETE_UNLIKELY(nbytes == 0)) return GASNETE_RMA_DONE;
   gasnete_check_remote(fname, p, remote, nbytes,
                        op == GASNETE_OP_GET ? "source" : "destination");
+  if (GASNETC_TRACING(op == GASNETE_OP_GET ? 'G' : 'P'))
+    gasnetc_trace_rma(op != GASNETE_OP_GET, p->node, nbytes, gasnete_peer_mapped(p));
   if (gasnete_peer_mapped(p)) {
     /* this process, or a neighbour whose segment is mapped here */
     char *here = gasnete_peer_addr(p, remote);

@@ -228,6 +228,22 @@ extern void gasnet_hsl_unlock(gasnet_hsl_t *hsl);
 /* ---- spec 3: the extended API ------------------------------------------ */
 #include "gasnet_extended.h"
 
+/* ---- tracing and statistics (core/gasnetc_trace.c), what gasnet_tools.h's
+ * GASNETT_TRACE_* and GASNETT_STATS_* call in a conduit client. Categories
+ * are letters; gasnetc_trace_on is 0 unless something is traced or counted. */
+#define GASNETC_TRACE_BIT(c) (1u << ((unsigned)(c) - 'A'))
+extern unsigned gasnetc_trace_on, gasnetc_trace_mask, gasnetc_stats_mask;
+extern void gasnetc_trace_printf(char cat, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+extern void gasnetc_stats_printf(char cat, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+extern void gasnetc_stats_dump(int reset);
+extern const char *gasnetc_trace_getmask(int stats);
+extern void gasnetc_trace_setmask(int stats, const char *mask);
+extern int gasnetc_trace_getlocal(void);
+extern void gasnetc_trace_setlocal(int on);
+#define GASNETT__CONDUIT_TRACE 1
+
 /* ---- the tools (gasnet_tools.h), as GASNet-1 clients expect them with
  * gasnet.h, in the thread mode that matches this library's. */
 #if defined(GASNET_SEQ)

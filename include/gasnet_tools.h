@@ -381,19 +381,40 @@ static const int *const gasnett__linkcheck GASNETT_USED = &gasnett__linkcheck_TH
 #endif
 
 /* ---- C. tracing and statistics -------------------------------------------
- * This library has no trace or stats builds: as the spec says of such a
- * build, the macros compile to nothing (arguments still evaluated once, so
- * side effects happen) or to constants saying "not enabled". Each is an
- * expression, usable as a statement. The printf forms check their format. */
+ * With gasnet.h / gasnetex.h included first (a conduit client), they write
+ * into GASNET_TRACEFILE and GASNET_STATSFILE under the masks (core/
+ * gasnetc_trace.c; docs/api.md), switched at run time: a disabled one
+ * costs a test of one word and evaluates no argument. Otherwise (a tools
+ * client), as the spec says of a build without tracing, they compile to
+ * nothing (arguments still evaluated once, so side effects happen) or to
+ * constants saying "not enabled". Each is an expression, usable as a
+ * statement. The printf forms check their format. No source lines are
+ * kept (GASNET_SRCLINES is not defined). */
+#if defined(GASNETT__CONDUIT_TRACE) && !defined(GASNETT_LITE_MODE)
+#define GASNETT__TRACING(mask, c) \
+  ((__atomic_load_n(&(mask), __ATOMIC_RELAXED) & GASNETC_TRACE_BIT(c)) != 0)
+#define GASNETT_TRACE_ENABLED GASNETT__TRACING(gasnetc_trace_mask, 'H')
+#define GASNETT_STATS_ENABLED GASNETT__TRACING(gasnetc_stats_mask, 'H')
+#define GASNETT_TRACE_PRINTF(...) \
+  (GASNETT_TRACE_ENABLED ? gasnetc_trace_printf('H', __VA_ARGS__) : (void)0)
+#define GASNETT_TRACE_PRINTF_FORCE(...) \
+  (GASNETT__TRACING(gasnetc_trace_mask, 'U') ? gasnetc_trace_printf('U', __VA_ARGS__) : (void)0)
+#define GASNETT_STATS_PRINTF(...) \
+  (GASNETT_STATS_ENABLED ? gasnetc_stats_printf('H', __VA_ARGS__) : (void)0)
+#define GASNETT_STATS_PRINTF_FORCE(...) \
+  (GASNETT__TRACING(gasnetc_stats_mask, 'U') ? gasnetc_stats_printf('U', __VA_ARGS__) : (void)0)
+#define GASNETT_STATS_DUMP(reset) gasnetc_stats_dump(reset)
+#define GASNETT_TRACE_GETMASK() gasnetc_trace_getmask(0)
+#define GASNETT_TRACE_SETMASK(mask) gasnetc_trace_setmask(0, (mask))
+#define GASNETT_STATS_GETMASK() gasnetc_trace_getmask(1)
+#define GASNETT_STATS_SETMASK(mask) gasnetc_trace_setmask(1, (mask))
+#define GASNETT_TRACE_GET_TRACELOCAL() gasnetc_trace_getlocal()
+#define GASNETT_TRACE_SET_TRACELOCAL(val) gasnetc_trace_setlocal(val)
+#else
 GASNETT_FORMAT_PRINTF(gasnett__trace_printf, 1, 2,
 static inline void gasnett__trace_printf(const char *fmt, ...)) { (void)fmt; }
 #define GASNETT_TRACE_ENABLED 0
 #define GASNETT_STATS_ENABLED 0
-#define GASNETT_TRACE_SETSOURCELINE(file, line) GASNETT_UNUSED_ARGS2(file, line)
-#define GASNETT_TRACE_GETSOURCELINE(pfile, pline) \
-  ((void)(*(pfile) = NULL), (void)(*(pline) = 0))
-#define GASNETT_TRACE_FREEZESOURCELINE() ((void)0)
-#define GASNETT_TRACE_UNFREEZESOURCELINE() ((void)0)
 #define GASNETT_TRACE_PRINTF gasnett__trace_printf
 #define GASNETT_TRACE_PRINTF_FORCE gasnett__trace_printf
 #define GASNETT_STATS_PRINTF gasnett__trace_printf
@@ -405,6 +426,12 @@ static inline void gasnett__trace_printf(const char *fmt, ...)) { (void)fmt; }
 #define GASNETT_STATS_SETMASK(mask) ((void)(mask))
 #define GASNETT_TRACE_GET_TRACELOCAL() 0
 #define GASNETT_TRACE_SET_TRACELOCAL(val) ((void)(val))
+#endif
+#define GASNETT_TRACE_SETSOURCELINE(file, line) GASNETT_UNUSED_ARGS2(file, line)
+#define GASNETT_TRACE_GETSOURCELINE(pfile, pline) \
+  ((void)(*(pfile) = NULL), (void)(*(pline) = 0))
+#define GASNETT_TRACE_FREEZESOURCELINE() ((void)0)
+#define GASNETT_TRACE_UNFREEZESOURCELINE() ((void)0)
 
 /* ---- D. timers: ticks are CLOCK_MONOTONIC nanoseconds ------------------- */
 typedef uint64_t gasnett_tick_t;

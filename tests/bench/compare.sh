@@ -23,6 +23,9 @@
 #
 # Environment:
 #   ROUNDS=3        rounds (1 with QUICK=1)
+#   STATS=0         run the GASNet programs without GASNET_STATSFILE (with
+#                   every statistic and trace off: docs/performance.md,
+#                   "Tracing compiled in, off")
 #   QUICK=1         every benchmark at its smallest size: a smoke test
 #   BENCHES="..."   a subset of: am_pingpong tcp_bench tcp_bench_udp
 #                   ex_npam_bench ex_bench ex_bench_tcp ex_ratomic_bench ext_bench-n2
@@ -305,7 +308,7 @@ run_one() { # ID SIDE ROUND
   mkdir -p "$sd"
   # In the background, so that an interrupt need not wait for the run.
   (cd "$t/tests/bench" &&
-   if [ "$stats" = 1 ]; then export GASNET_STATSFILE=$sd/st; fi &&
+   if [ "$stats" = 1 ] && [ "${STATS:-1}" != 0 ]; then export GASNET_STATSFILE=$sd/st; fi &&
    exec env TOP="$t" GASNETRUN="$t/spawner/gasnetrun" PATH="$t/spawner:$PATH" TMPDIR="$work/tmp" \
      timeout -k 5 "${RUN_TIMEOUT:-300}" "${cmd[@]}") >"$out" 2>&1 </dev/null &
   child=$!

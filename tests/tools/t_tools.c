@@ -32,8 +32,10 @@
     !defined(GASNETT_SET_AFFINITY_SUPPORT)
 #error "feature macros"
 #endif
+#if !defined(GASNETT__CONDUIT_TRACE) /* with gasnet.h first: switched at run time (t-trace) */
 #if GASNETT_TRACE_ENABLED || GASNETT_STATS_ENABLED
 #error "tracing is off"
+#endif
 #endif
 
 GASNETT_IDENT(t_tools_ident, "$t_tools: " GASNETT_CONFIG_STRING " on " GASNETT_SYSTEM_TUPLE " $");
