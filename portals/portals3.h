@@ -65,6 +65,7 @@ typedef struct {
 /* ---- status registers --------------------------------------------------- */
 #define PTL_SR_DROP_COUNT 0      /* dropped requests (the one the spec requires) */
 #define PTL_SR_MALFORMED_COUNT 1 /* ours: messages dropped as malformed */
+#define PTL_SR_SLEEP_TIMEOUT_COUNT 2 /* ours: progress-thread sleeps that ran to their 100 ms bound */
 
 /* ---- return codes (spec table "Function Return Codes") ----------------- */
 #define PTL_OK 0

@@ -98,6 +98,25 @@ typedef struct ptli_held {
   unsigned char data[];
 } ptli_held_t;
 
+/* A put longer than one frame, at its target: the frames after the first
+ * (ptli_match.c). */
+typedef struct ptli_cont {
+  int active, drop;        /* more frames to come; drop: the first was refused */
+  ptl_size_t rlength, got; /* bytes of the operation, and come so far */
+  ptl_handle_md_t md;
+  ptl_size_t off, mlen;    /* where the operation goes in the MD, and how much */
+  ptl_event_t ev;          /* PUT_END, logged with the last frame */
+  ptli_msg_t ack;          /* the ack, sent after the last frame */
+  int ack_send, unlink;
+} ptli_cont_t;
+
+/* A reply in several frames, at the initiator (ptli_move.c). */
+typedef struct ptli_rx {
+  struct ptli_rx *next;
+  uint32_t src, seq;
+  ptl_size_t got;
+} ptli_rx_t;
+
 typedef struct ptli_peer {
   ptl_process_id_t id;
   ptl_uid_t uid;
@@ -106,6 +125,7 @@ typedef struct ptli_peer {
   uint32_t send_seq;     /* next request sequence to it (atomic) */
   uint32_t recv_seq;     /* next request sequence expected from it (lock) */
   ptli_held_t *held;     /* early requests from it, by seq (lock) */
+  ptli_cont_t cont;      /* its put in several frames (lock) */
 } ptli_peer_t;
 
 typedef struct ptli_ni {
@@ -126,6 +146,7 @@ typedef struct ptli_ni {
   ptli_ac_t ac[PTLI_MAX_AC_INDEX + 1];
   ptl_seq_t link_next;
   ptl_sr_value_t drops, malformed;
+  ptli_rx_t *rx;           /* replies in several frames, in progress (lock) */
   /* transports and progress (ptli_net.c) */
   const gasnetc_transport_ops_t *ops[PTLI_NTP];
   gasnetc_transport_t *tp[PTLI_NTP];
@@ -134,6 +155,15 @@ typedef struct ptli_ni {
   pthread_t progress;
   int progress_on;
   volatile int stop;
+  /* waiting (ptli_net.c, "Progress and waiting") */
+  uint64_t spin_ns;        /* GASNET_SPIN_USEC */
+  int polite;              /* more ranks on this kernel than CPUs: yield at each empty poll */
+  uint32_t spinners;       /* threads polling in PtlEQWait (atomic) */
+  int parked;              /* the progress thread waits on park_cond (atomic) */
+  int kicked;              /* wakefd was written (atomic) */
+  pthread_mutex_t park_lock;
+  pthread_cond_t park_cond;
+  ptl_sr_value_t sleep_timeouts; /* PTL_SR_SLEEP_TIMEOUT_COUNT (atomic) */
 } ptli_ni_t;
 
 extern ptli_ni_t ptli_ni;
@@ -162,6 +192,8 @@ void ptli_eq_free_all(ptli_ni_t *ni);
 
 /* A send whose end is logged (ptli_move.c, ptli_match.c). */
 typedef struct ptli_op {   /* what to log when a send no longer reads memory */
+  int parts;               /* frames still to leave (a send in several frames) */
+  int rc;                  /* the first error of any of them */
   ptl_handle_md_t md;
   ptl_handle_eq_t eq;
   ptl_event_t ev;          /* SEND_END or GET_END */
@@ -179,21 +211,37 @@ typedef struct ptli_out {
   ptli_op_t op_store;
 } ptli_out_t;
 void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
-                  ptli_out_t *out);
+                  size_t paylen, ptli_out_t *out);
 
 /* ptli_move.c */
 void ptli_op_done(ptli_ni_t *ni, ptli_op_t *op, int rc);
 void ptli_on_ack(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m);
-void ptli_on_reply(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data);
+void ptli_on_reply(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
+                   size_t paylen);
 void ptli_event_fill(ptli_ni_t *ni, ptl_event_t *ev, ptl_event_kind_t type, ptli_md_t *md);
 
 /* ptli_net.c */
 int ptli_net_open(ptli_ni_t *ni, ptl_pid_t want_pid);
 void ptli_net_close(ptli_ni_t *ni);
-/* Send one message to rank dest: 0 (done; op completed), or -errno
- * (op completed with the error). reply: an ack or a reply (never refused). */
+/* Send one message to rank dest, in as many frames as its data needs
+ * (ptli_wire.h): 0 (op completed, or to be once every frame has left), or
+ * -errno (op completed with the error). reply: an ack or a reply (never
+ * refused; a request takes the next sequence numbers, one per frame). */
 int ptli_send(ptli_ni_t *ni, uint32_t dest, ptli_msg_t *m, const void *data, size_t len,
               int reply, ptli_op_t *op);
 void ptli_poll_once(ptli_ni_t *ni);
+/* A thread's sends through shared memory may have left a frame's rest
+ * queued in the transport: poll until none is left unannounced (PtlPut,
+ * PtlGet, PtlEQWait before they return). */
+void ptli_settle(ptli_ni_t *ni);
+/* PtlEQWait's spin: polls the transports itself for spin_ns of finding
+ * nothing, while the progress thread stands aside. */
+typedef struct ptli_spin {
+  uint64_t idle_since, yield_at;
+  int on;
+} ptli_spin_t;
+void ptli_spin_start(ptli_ni_t *ni, ptli_spin_t *s);
+int ptli_spin_step(ptli_ni_t *ni, ptli_spin_t *s); /* 0: the spin is over (stopped) */
+void ptli_spin_stop(ptli_ni_t *ni, ptli_spin_t *s, int to_sleep);
 
 #endif /* PTLI_H */

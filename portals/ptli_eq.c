@@ -160,6 +160,10 @@ static void ptli_wait_slice(ptli_eq_t *eq, pthread_mutex_t *lock) {
   pthread_cond_timedwait(&eq->cond, lock, &ts);
 }
 
+/* A waiter first polls the transports itself (ptli_spin_step, without the
+ * lock: what it delivers takes it) until GASNET_SPIN_USEC pass with nothing
+ * arriving, then sleeps on the queue's condition; the progress thread
+ * serves arrivals meanwhile (ptli_net.c, "progress and waiting"). */
 int PtlEQWait(ptl_handle_eq_t eventq, ptl_event_t *event) {
   if (!ptli_inited) return PTL_NOINIT;
   ptli_ni_t *ni = ptli_ni_of(eventq);
@@ -174,6 +178,8 @@ int PtlEQWait(ptl_handle_eq_t eventq, ptl_event_t *event) {
   uint64_t ticket = eq->tk_next++;
   eq->waiters++;
   int rc;
+  ptli_spin_t spin;
+  ptli_spin_start(ni, &spin);
   for (;;) {
     if (ptli_eq_get(ni, eventq) != eq || !ni->live) {
       rc = PTL_INV_EQ; /* freed (or the interface finalized) while we waited */
@@ -186,8 +192,15 @@ int PtlEQWait(ptl_handle_eq_t eventq, ptl_event_t *event) {
       pthread_cond_broadcast(&eq->cond); /* the next ticket may go on */
       break;
     }
-    ptli_wait_slice(eq, &ni->lock);
+    if (spin.on) {
+      pthread_mutex_unlock(&ni->lock);
+      ptli_spin_step(ni, &spin);
+      pthread_mutex_lock(&ni->lock);
+    } else {
+      ptli_wait_slice(eq, &ni->lock);
+    }
   }
   pthread_mutex_unlock(&ni->lock);
+  ptli_spin_stop(ni, &spin, 0);
   return rc;
 }

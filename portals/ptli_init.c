@@ -21,7 +21,8 @@
 #include "boot.h"
 #include "ptli.h"
 
-ptli_ni_t ptli_ni = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .wakefd = -1};
+ptli_ni_t ptli_ni = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .wakefd = -1,
+                     .park_lock = PTHREAD_MUTEX_INITIALIZER, .park_cond = PTHREAD_COND_INITIALIZER};
 int ptli_inited;
 static int ptli_booted, ptli_conds;
 
@@ -83,6 +84,7 @@ static void ptli_tables(ptli_ni_t *ni) {
   memset(ni->ac, 0, sizeof ni->ac);
   ni->ac[0] = (ptli_ac_t){1, {PTL_NID_ANY, PTL_PID_ANY}, ni->uid, PTL_PT_INDEX_ANY};
   ni->drops = ni->malformed = 0;
+  __atomic_store_n(&ni->sleep_timeouts, 0, __ATOMIC_RELAXED);
   ni->link_next = 0;
 }
 
@@ -153,6 +155,10 @@ int PtlNIStatus(ptl_handle_ni_t interface, ptl_sr_index_t status_register,
   ptli_ni_t *ni = ptli_ni_handle(interface);
   if (!ni) return PTL_INV_NI;
   if (!status) return PTL_SEGV;
+  if (status_register == PTL_SR_SLEEP_TIMEOUT_COUNT) {
+    *status = __atomic_load_n(&ni->sleep_timeouts, __ATOMIC_RELAXED);
+    return PTL_OK;
+  }
   if (status_register != PTL_SR_DROP_COUNT && status_register != PTL_SR_MALFORMED_COUNT)
     return PTL_INV_SR_INDX;
   pthread_mutex_lock(&ni->lock);

@@ -121,15 +121,84 @@ static ptli_md_t *ptli_walk(ptli_ni_t *ni, const ptli_msg_t *m, const ptli_peer_
   return NULL;
 }
 
+/* A put's end: PUT_END, and the UNLINK when that used the MD up. */
+static void ptli_put_end(ptli_ni_t *ni, ptli_md_t *md, ptl_event_t *ev) {
+  ptl_handle_eq_t eq = md->d.eventq;
+  ev->type = PTL_EVENT_PUT_END;
+  ptli_eq_post(ni, eq, ev);
+  if (!ptli_used_up(md)) return;
+  ptl_event_t u;
+  ptli_unlink_event(ni, md, ev->link, &u);
+  ptli_md_unlink(ni, md);
+  ptli_eq_post(ni, eq, &u);
+}
+
+/* A frame after the first of a put longer than one frame (they follow it
+ * with nothing between): its data, and at the last the put's end and ack. */
+static void ptli_cont_frame(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
+                            size_t paylen, ptli_out_t *out) {
+  ptli_cont_t *c = &ni->peers[src].cont;
+  if (!c->active || m->rlength != c->rlength || m->offset != c->got) {
+    ni->malformed++; /* no put in progress, or not its next part */
+    return;
+  }
+  c->got += paylen;
+  ptli_md_t *md = c->drop ? NULL : ptli_md_get(ni, c->md);
+  if (md && m->offset < c->mlen) {
+    ptl_size_t n = c->mlen - m->offset < paylen ? c->mlen - m->offset : paylen;
+    memcpy((char *)md->d.start + c->off + m->offset, data, n);
+  }
+  if (c->got < c->rlength) return;
+  c->active = 0;
+  if (!md) return; /* refused at its first frame (counted then), or its MD gone */
+  md->pending--;
+  out->dest = src;
+  out->m = c->ack;
+  out->send = c->ack_send;
+  c->ev.mem_desc = md->d;
+  ptli_put_end(ni, md, &c->ev);
+}
+
+/* The first frame of a put that more frames follow: they are awaited. */
+static void ptli_cont_start(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, size_t paylen,
+                            ptli_md_t *md, const ptl_event_t *ev, ptli_out_t *out) {
+  ptli_cont_t *c = &ni->peers[src].cont;
+  c->active = 1;
+  c->rlength = m->rlength;
+  c->got = paylen;
+  c->drop = md == NULL;
+  if (!md) return;
+  md->pending++; /* PtlMDUnlink: in use until the last frame */
+  c->md = ptli_md_handle(ni, md);
+  c->off = ev->offset;
+  c->mlen = ev->mlength;
+  c->ev = *ev;
+  c->ack = out->m;
+  c->ack_send = out->send;
+  out->send = 0;
+}
+
 void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
-                  ptli_out_t *out) {
+                  size_t paylen, ptli_out_t *out) {
   const ptli_peer_t *from = &ni->peers[src];
+  int put = m->op == PTLI_OP_PUT, more = put && paylen < m->rlength;
   out->send = 0;
   out->op = NULL;
   out->data = NULL;
+  if (put && (m->flags & PTLI_WF_CONT)) {
+    ptli_cont_frame(ni, src, m, data, paylen, out);
+    return;
+  }
+  if (ni->peers[src].cont.active) { /* its frames cut short: the sender broke the protocol */
+    ni->malformed++;
+    ptli_md_t *old = ptli_md_get(ni, ni->peers[src].cont.md);
+    if (old && !ni->peers[src].cont.drop) old->pending--;
+    ni->peers[src].cont.active = 0;
+  }
   if (m->tnid != ni->id.nid || m->tpid != ni->id.pid || m->portal > PTLI_MAX_PT_INDEX ||
       !ptli_ac_admits(ni, from, m)) {
     ni->drops++;
+    if (more) ptli_cont_start(ni, src, m, paylen, NULL, NULL, out);
     return;
   }
   ptl_seq_t link = ptli_link(ni);
@@ -137,10 +206,10 @@ void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *
   ptli_md_t *md = ptli_walk(ni, m, from, link, &off, &mlen);
   if (!md) {
     ni->drops++;
+    if (more) ptli_cont_start(ni, src, m, paylen, NULL, NULL, out);
     return;
   }
-  int put = m->op == PTLI_OP_PUT;
-  if (put && mlen) memcpy((char *)md->d.start + off, data, mlen);
+  if (put && mlen) memcpy((char *)md->d.start + off, data, mlen < paylen ? mlen : paylen);
   if (md->d.threshold != PTL_MD_THRESH_INF) md->d.threshold--;
   if (!(md->d.options & PTL_MD_MANAGE_REMOTE)) md->loff += mlen;
   ptl_handle_eq_t eq = md->d.eventq;
@@ -157,20 +226,15 @@ void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *
   out->m.hdr_data = 0;
   out->m.offset = off;
   out->m.mlength = mlen;
-  int unlink = ptli_used_up(md);
   if (put) {
-    ev.type = PTL_EVENT_PUT_END;
-    ptli_eq_post(ni, eq, &ev);
     out->m.op = PTLI_OP_ACK;
     out->send = (m->flags & PTLI_WF_ACK) && !(md->d.options & PTL_MD_ACK_DISABLE);
-    if (unlink) {
-      ptli_unlink_event(ni, md, link, &ev);
-      ptli_md_unlink(ni, md);
-      ptli_eq_post(ni, eq, &ev);
-    }
+    if (more) ptli_cont_start(ni, src, m, paylen, md, &ev, out);
+    else ptli_put_end(ni, md, &ev);
     return;
   }
   /* A get: GET_END (and the UNLINK after it) once the reply has left. */
+  int unlink = ptli_used_up(md);
   ptli_op_t *op = &out->op_store;
   op->md = ptli_md_handle(ni, md);
   op->eq = eq;
@@ -179,6 +243,7 @@ void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *
   op->unlinked = unlink;
   md->pending++;
   out->m.op = PTLI_OP_REPLY;
+  out->m.seq = m->seq; /* the initiator counts the reply's frames by it */
   out->data = (const char *)md->d.start + off;
   out->op = op;
   if (unlink) ptli_md_unlink(ni, md); /* no longer matches; its memory is the user's */

@@ -11,8 +11,10 @@
  * gone, or whose queue is gone or full, is dropped and counted. A get
  * keeps its MD in use (PtlMDUnlink: PTL_MD_INUSE) until the reply comes;
  * the reply is always accepted, truncated to the MD's length, written from
- * the MD's start, and logs REPLY_START and REPLY_END. A put or get moves
- * at most ni->max_msg bytes (the transports' frame: 4 MiB).
+ * the MD's start, and logs REPLY_START and REPLY_END. Data longer than a
+ * transport frame (ni->max_msg) goes in several (ptli_send); a put's
+ * SEND_END waits for the last to leave, a reply's events for the last to
+ * come (its parts counted per target and get, in any order).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +52,7 @@ void ptli_op_done(ptli_ni_t *ni, ptli_op_t *op, int rc) {
 /* Common checks and the request header of PtlPut / PtlGet (lock held).
  * Takes one operation of the MD's threshold. */
 static int ptli_start(ptli_ni_t *ni, ptli_md_t *md, ptl_process_id_t target, int *dest) {
-  if (!md || md->d.threshold == 0 || md->d.length > ni->max_msg) return PTL_INV_MD;
+  if (!md || md->d.threshold == 0) return PTL_INV_MD;
   if ((*dest = ptli_rank_of(ni, target)) < 0) return PTL_INV_PROC;
   if (md->d.threshold != PTL_MD_THRESH_INF) md->d.threshold--;
   md->pending++;
@@ -109,6 +111,7 @@ int PtlPut(ptl_handle_md_t mem_desc, ptl_ack_req_t ack_req, ptl_process_id_t tar
   size_t len = (size_t)md->d.length;
   pthread_mutex_unlock(&ni->lock);
   ptli_send(ni, (uint32_t)dest, &m, data, len, 0, &op);
+  ptli_settle(ni);
   return PTL_OK;
 }
 
@@ -128,6 +131,7 @@ int PtlGet(ptl_handle_md_t mem_desc, ptl_process_id_t target, ptl_pt_index_t por
   ptli_req_fill(ni, &m, PTLI_OP_GET, dest, portal, cookie, match_bits, offset, md);
   pthread_mutex_unlock(&ni->lock);
   ptli_send(ni, (uint32_t)dest, &m, NULL, 0, 0, NULL);
+  ptli_settle(ni);
   return PTL_OK;
 }
 
@@ -155,7 +159,29 @@ void ptli_on_ack(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m) {
   pthread_mutex_unlock(&ni->lock);
 }
 
-void ptli_on_reply(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data) {
+/* A reply's part: counted; 1 when the whole reply has come. */
+static int ptli_reply_part(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, size_t paylen) {
+  if (paylen == m->mlength) return 1; /* in one frame */
+  ptli_rx_t **at = &ni->rx;
+  while (*at && ((*at)->src != src || (*at)->seq != m->seq)) at = &(*at)->next;
+  ptli_rx_t *rx = *at;
+  if (!rx) {
+    if (!(rx = calloc(1, sizeof *rx))) return 0; /* cannot count: this get never ends */
+    rx->src = src;
+    rx->seq = m->seq;
+    rx->next = ni->rx;
+    ni->rx = rx;
+    at = &ni->rx;
+  }
+  rx->got += paylen;
+  if (rx->got < m->mlength) return 0;
+  *at = rx->next;
+  free(rx);
+  return 1;
+}
+
+void ptli_on_reply(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
+                   size_t paylen) {
   pthread_mutex_lock(&ni->lock);
   ptli_md_t *md = ptli_md_get(ni, m->md);
   if (!md || !md->pending || m->tnid != ni->id.nid || m->tpid != ni->id.pid) {
@@ -164,7 +190,12 @@ void ptli_on_reply(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void 
     return;
   }
   ptl_size_t n = m->mlength < md->d.length ? m->mlength : md->d.length; /* truncated */
-  if (n) memcpy(md->d.start, data, n);
+  ptl_size_t at = m->hdr_data; /* this part's place in the reply */
+  if (at < n) memcpy((char *)md->d.start + at, data, n - at < paylen ? n - at : paylen);
+  if (!ptli_reply_part(ni, src, m, paylen)) {
+    pthread_mutex_unlock(&ni->lock);
+    return;
+  }
   md->pending--;
   ptl_event_t ev;
   ptli_event_fill(ni, &ev, PTL_EVENT_REPLY_START, md);

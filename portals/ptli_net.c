@@ -30,12 +30,15 @@
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -49,13 +52,18 @@ extern const gasnetc_transport_ops_t amshm_ops;
 typedef struct {
   uint8_t host[16];
   uint64_t netns;
+  cpu_set_t cpus; /* the CPUs it may run on */
   uint32_t uid, want_pid;
   uint8_t addr[PTLI_NTP][GASNETC_ADDR_MAX];
 } ptli_rec_t;
 
 /* ---- callbacks from the transports ---------------------------------------- */
 
-static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data);
+static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
+                         size_t len);
+static int ptli_poll_all(ptli_ni_t *ni);
+static __thread int ptli_tls_progress;  /* this is the progress thread */
+static __thread int ptli_tls_unsettled; /* a shared-memory send since the last settle */
 
 static int ptli_seq_ahead(uint32_t seq, uint32_t expected) {
   int32_t d = (int32_t)(seq - expected);
@@ -94,34 +102,37 @@ static void ptli_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdr
     return;
   }
   if (m.op == PTLI_OP_ACK) ptli_on_ack(ni, src, &m);
-  else if (m.op == PTLI_OP_REPLY) ptli_on_reply(ni, src, &m, payload);
-  else ptli_process(ni, src, &m, payload);
+  else if (m.op == PTLI_OP_REPLY) ptli_on_reply(ni, src, &m, payload, paylen);
+  else ptli_process(ni, src, &m, payload, paylen);
 }
 
-/* A request, in order: process it and every held one that follows. */
-static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data) {
+/* A request (or a put's continuation frame), in order: process it and
+ * every held one that follows. */
+static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
+                         size_t len) {
   ptli_peer_t *p = &ni->peers[src];
   ptli_out_t out;
   pthread_mutex_lock(&ni->lock);
   if (m->seq != p->recv_seq) {
-    if (ptli_hold(p, m, data, m->op == PTLI_OP_PUT ? (size_t)m->rlength : 0) != 0)
-      ni->malformed++;
+    if (ptli_hold(p, m, data, len) != 0) ni->malformed++;
     pthread_mutex_unlock(&ni->lock);
     return;
   }
   ptli_held_t *done = NULL;
   for (;;) {
     p->recv_seq++;
-    ptli_request(ni, src, m, data, &out);
+    ptli_request(ni, src, m, data, len, &out);
     pthread_mutex_unlock(&ni->lock);
     free(done);
-    if (out.send) ptli_send(ni, src, &out.m, out.data, out.m.op == PTLI_OP_REPLY ? (size_t)out.m.mlength : 0, 1, out.op);
+    if (out.send)
+      ptli_send(ni, src, &out.m, out.data, out.m.op == PTLI_OP_REPLY ? (size_t)out.m.mlength : 0, 1, out.op);
     pthread_mutex_lock(&ni->lock);
     done = p->held;
     if (!done || done->seq != p->recv_seq) break;
     p->held = done->next;
     m = &done->m;
     data = done->data;
+    len = done->len;
   }
   pthread_mutex_unlock(&ni->lock);
 }
@@ -135,11 +146,21 @@ static void ptli_peer_dead_cb(void *ctx, uint32_t rank, const char *why) {
   boot_abort(1, line);
 }
 
+/* One frame of op went (or failed); op completes with the last of its
+ * frames, with the first error of any. */
+static void ptli_part_done(ptli_ni_t *ni, ptli_op_t *op, int rc) {
+  if (rc < 0) {
+    int zero = 0;
+    __atomic_compare_exchange_n(&op->rc, &zero, rc, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
+  if (__atomic_sub_fetch(&op->parts, 1, __ATOMIC_ACQ_REL) != 0) return;
+  ptli_op_done(ni, op, __atomic_load_n(&op->rc, __ATOMIC_RELAXED));
+  free(op);
+}
+
 /* A send the transport read from our memory after returning: done now. */
 static void ptli_send_done_cb(void *ctx, void *cookie, int rc) {
-  ptli_op_t *op = cookie;
-  ptli_op_done(ctx, op, rc);
-  free(op);
+  ptli_part_done(ctx, cookie, rc);
 }
 
 static int ptli_watch_cb(void *ctx, int fd, unsigned events) {
@@ -152,71 +173,236 @@ static int ptli_watch_cb(void *ctx, int fd, unsigned events) {
 
 /* ---- sending ------------------------------------------------------------------- */
 
-/* Loopback: processed here and now, as if it had come in. */
-static int ptli_send_self(ptli_ni_t *ni, ptli_msg_t *m, const void *data, size_t len,
-                          ptli_op_t *op) {
+/* One frame to dest; loopback is processed here and now, as if it had
+ * come in. */
+static int ptli_frame(ptli_ni_t *ni, uint32_t dest, const ptli_msg_t *m, const void *data,
+                      size_t len, int reply, ptli_op_t *op) {
+  ptli_peer_t *p = &ni->peers[dest];
   uint8_t hdr[PTLI_WIRE_LEN];
   ptli_wire_encode(m, hdr);
-  ptli_deliver_cb(ni, ni->rank, hdr, sizeof hdr, (void *)data, len);
-  if (op) ptli_op_done(ni, op, 0);
-  return 0;
+  if (p->tp == PTLI_NTP) {
+    ptli_deliver_cb(ni, ni->rank, hdr, sizeof hdr, (void *)data, len);
+    if (op) ptli_part_done(ni, op, 0);
+    return 0;
+  }
+  const gasnetc_transport_ops_t *ops = ni->ops[p->tp];
+  unsigned flags = reply ? GASNETC_SEND_REPLY : 0;
+  int rc;
+  while ((rc = ops->send(ni->tp[p->tp], dest, hdr, sizeof hdr, data, len, flags, op)) == -EAGAIN)
+    ptli_poll_once(ni); /* room comes with the peer's acks */
+  if (p->tp == 1 && !ptli_tls_progress) ptli_tls_unsettled = 1; /* ptli_settle */
+  if (rc == GASNETC_SEND_INFLIGHT) return 0; /* send_done completes this part */
+  if (op) ptli_part_done(ni, op, rc < 0 ? rc : 0);
+  return rc < 0 ? rc : 0;
 }
 
 int ptli_send(ptli_ni_t *ni, uint32_t dest, ptli_msg_t *m, const void *data, size_t len,
               int reply, ptli_op_t *op) {
+  size_t chunk = ni->max_msg, nf = len > chunk ? (len + chunk - 1) / chunk : 1;
   ptli_peer_t *p = &ni->peers[dest];
-  if (!reply) m->seq = __atomic_fetch_add(&p->send_seq, 1, __ATOMIC_RELAXED);
-  if (p->tp == PTLI_NTP) return ptli_send_self(ni, m, data, len, op);
-  uint8_t hdr[PTLI_WIRE_LEN];
-  ptli_wire_encode(m, hdr);
+  if (!reply) m->seq = __atomic_fetch_add(&p->send_seq, (uint32_t)nf, __ATOMIC_RELAXED);
   ptli_op_t *heap = NULL;
-  if (op && !(heap = malloc(sizeof *heap))) return -ENOMEM;
-  if (heap) *heap = *op;
-  const gasnetc_transport_ops_t *ops = ni->ops[p->tp];
-  unsigned flags = reply ? GASNETC_SEND_REPLY : 0;
-  int rc;
-  while ((rc = ops->send(ni->tp[p->tp], dest, hdr, sizeof hdr, data, len, flags, heap)) == -EAGAIN)
-    ptli_poll_once(ni); /* room comes with the peer's acks */
-  if (rc == GASNETC_SEND_INFLIGHT) return 0; /* send_done completes op */
-  free(heap);
-  if (op) ptli_op_done(ni, op, rc < 0 ? rc : 0);
-  return rc < 0 ? rc : 0;
+  if (op) {
+    if (!(heap = malloc(sizeof *heap))) {
+      ptli_op_done(ni, op, -ENOMEM);
+      return -ENOMEM;
+    }
+    *heap = *op;
+    heap->parts = (int)nf;
+    heap->rc = 0;
+  }
+  int rc = 0;
+  for (size_t k = 0; k < nf; k++) {
+    ptli_msg_t f = *m;
+    size_t at = k * chunk, n = len - at < chunk ? len - at : chunk;
+    if (m->op == PTLI_OP_PUT && k) {
+      f.seq = m->seq + (uint32_t)k; /* right behind the first at the target */
+      f.flags |= PTLI_WF_CONT;
+      f.offset = at;
+    } else if (m->op == PTLI_OP_REPLY) {
+      f.hdr_data = at;
+    }
+    int r = ptli_frame(ni, dest, &f, data ? (const char *)data + at : NULL, n, reply, heap);
+    if (r < 0 && !rc) rc = r;
+  }
+  return rc;
 }
 
-void ptli_poll_once(ptli_ni_t *ni) {
-  for (int i = 0; i < PTLI_NTP; i++)
-    if (ni->tp[i]) ni->ops[i]->poll(ni->tp[i]);
+void ptli_poll_once(ptli_ni_t *ni) { ptli_poll_all(ni); }
+
+/* ---- progress and waiting --------------------------------------------------------
+ *
+ * Who polls the transports:
+ *  - a thread in PtlEQWait, first: it polls them itself until GASNET_SPIN_USEC
+ *    (default 100) have passed without a frame, as GASNet's blocking calls do
+ *    (core/gasnetc_poll.c): an arrival it finds costs no wake-up and no
+ *    hand-over between threads. Meanwhile the progress thread stands aside
+ *    (parked on park_cond, out of the epoll set and not counted among the
+ *    shared-memory transport's sleepers, so senders need not write its
+ *    wake-up pipe). A waiter that stops spinning to sleep unparks it; one
+ *    that got its event does not (that would cost a system call per event):
+ *    the progress thread looks again within PTLI_PARK_NS.
+ *  - the progress thread, otherwise: it polls while frames come and for
+ *    GASNET_SPIN_USEC after the last one (a peer's next message in a
+ *    ping-pong finds it awake), then sleeps in one ppoll() on the epoll set
+ *    of every transport descriptor, until one is ready or the earliest
+ *    transport deadline (idle(): nanoseconds, not epoll_wait's rounded-up
+ *    milliseconds), at most PTLI_SLEEP_MAX_MS. A sleep that runs to that
+ *    bound is counted (PTL_SR_SLEEP_TIMEOUT_COUNT): while operations are in
+ *    flight it means a wake-up was missed.
+ *  Spinning yields the CPU at each empty poll on a crowded host (more ranks
+ *  on this kernel than CPUs: ni->polite, as the core's polite mode), else
+ *  now and then (ptli_yield), so that a peer sharing our CPU still runs.
+ *
+ * Sends: amshm writes what fits of a frame into the ring and keeps the
+ * rest, to be written by the next poll or idle; only those ask the
+ * receiver to wake the sender when it frees room. A send made by an
+ * application thread while the progress thread sleeps would so wait for
+ * the sleep's bound (100 ms per 4 MiB put: the stall of large puts through
+ * shared memory). Such a thread polls the shared-memory transport before
+ * its call returns (ptli_settle): then the rest is written, or the
+ * receiver knows to wake us.
+ */
+#define PTLI_SLEEP_MAX_MS 100
+#define PTLI_PARK_NS 1000000L
+#define PTLI_SETTLE_POLLS 4
+
+
+static int ptli_poll_all(ptli_ni_t *ni) {
+  int n = 0;
+  for (int i = 0; i < PTLI_NTP; i++) {
+    int k = ni->tp[i] ? ni->ops[i]->poll(ni->tp[i]) : 0;
+    if (k > 0) n += k;
+  }
+  return n;
 }
 
-/* ---- the progress thread --------------------------------------------------------- */
+void ptli_settle(ptli_ni_t *ni) {
+  for (int k = 0; ptli_tls_unsettled && k < PTLI_SETTLE_POLLS; k++) {
+    ptli_tls_unsettled = 0;
+    ni->ops[1]->poll(ni->tp[1]); /* flushes: the rest written, or room asked for */
+  }
+  if (!ptli_tls_unsettled) return;
+  ptli_tls_unsettled = 0; /* still sending (replies to a flood): the progress thread's turn */
+  __atomic_store_n(&ni->kicked, 1, __ATOMIC_RELEASE);
+  uint64_t one = 1;
+  if (write(ni->wakefd, &one, sizeof one) < 0) { /* full: it is awake anyway */ }
+}
 
-static int ptli_sleep_ms(ptli_ni_t *ni) {
+/* A spinning thread yields now and then even with a CPU per rank (as
+ * core/gasnetc_poll.c): when the kernel runs the peer we wait for on our
+ * CPU, it waits behind our spin. A yield that came back late gave the CPU
+ * to someone: yield again soon (PTLI_SPIN_YIELD_MIN_NS); one that came
+ * back at once found nobody: double the period, up to
+ * PTLI_SPIN_YIELD_MAX_NS. A fixed 16 us period made half the runs of an
+ * 8-byte ping-pong through shared memory take 35 us, not 1.2. */
+#define PTLI_SPIN_YIELD_MIN_NS 1000u
+#define PTLI_SPIN_YIELD_MAX_NS 64000u
+#define PTLI_SPIN_YIELD_BUSY_NS 2000u
+static __thread uint64_t ptli_tls_yield_period = PTLI_SPIN_YIELD_MIN_NS;
+static __thread uint64_t ptli_tls_yield_bare = UINT64_MAX; /* the quickest yield seen */
+
+static void ptli_yield(ptli_ni_t *ni, uint64_t *yield_at, uint64_t now) {
+  if (!ni->polite && now < *yield_at) return;
+  sched_yield();
+  uint64_t after = gasneti_now_ns(), took = after - now;
+  if (took < ptli_tls_yield_bare) ptli_tls_yield_bare = took;
+  if (took > ptli_tls_yield_bare + PTLI_SPIN_YIELD_BUSY_NS) ptli_tls_yield_period = PTLI_SPIN_YIELD_MIN_NS;
+  else if (ptli_tls_yield_period < PTLI_SPIN_YIELD_MAX_NS) ptli_tls_yield_period *= 2;
+  *yield_at = after + ptli_tls_yield_period;
+}
+
+void ptli_spin_start(ptli_ni_t *ni, ptli_spin_t *s) {
+  s->on = ni->spin_ns > 0;
+  if (!s->on) return;
+  s->idle_since = gasneti_now_ns();
+  s->yield_at = s->idle_since + ptli_tls_yield_period;
+  __atomic_add_fetch(&ni->spinners, 1, __ATOMIC_SEQ_CST);
+}
+
+void ptli_spin_stop(ptli_ni_t *ni, ptli_spin_t *s, int to_sleep) {
+  if (!s->on) return;
+  s->on = 0;
+  ptli_settle(ni);
+  if (__atomic_sub_fetch(&ni->spinners, 1, __ATOMIC_SEQ_CST) == 0 && to_sleep &&
+      __atomic_load_n(&ni->parked, __ATOMIC_SEQ_CST)) {
+    pthread_mutex_lock(&ni->park_lock);
+    pthread_cond_signal(&ni->park_cond);
+    pthread_mutex_unlock(&ni->park_lock);
+  }
+}
+
+int ptli_spin_step(ptli_ni_t *ni, ptli_spin_t *s) {
+  if (!s->on) return 0;
+  int got = ptli_poll_all(ni);
+  uint64_t now = gasneti_now_ns();
+  if (got > 0) s->idle_since = now;
+  else if (now - s->idle_since >= ni->spin_ns) {
+    ptli_spin_stop(ni, s, 1);
+    return 0;
+  } else ptli_yield(ni, &s->yield_at, now);
+  return 1;
+}
+
+/* Stand aside while a thread spins in PtlEQWait (at most PTLI_PARK_NS at
+ * a time). parked is set before spinners is read, and ptli_spin_stop
+ * lowers spinners before it reads parked: one of them sees the other. */
+static void ptli_park(ptli_ni_t *ni) {
+  pthread_mutex_lock(&ni->park_lock);
+  __atomic_store_n(&ni->parked, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&ni->spinners, __ATOMIC_SEQ_CST) && !__atomic_load_n(&ni->stop, __ATOMIC_ACQUIRE)) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += PTLI_PARK_NS;
+    if (ts.tv_nsec >= 1000000000L) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&ni->park_cond, &ni->park_lock, &ts);
+  }
+  __atomic_store_n(&ni->parked, 0, __ATOMIC_SEQ_CST);
+  pthread_mutex_unlock(&ni->park_lock);
+}
+
+/* One sleep until a descriptor is ready or the earliest deadline, then a
+ * poll (which also tells the shared-memory transport we are awake).
+ * Returns the frames it delivered. */
+static int ptli_sleep(ptli_ni_t *ni) {
   uint64_t next = GASNETC_NEVER;
   for (int i = 0; i < PTLI_NTP; i++) {
     uint64_t t = ni->tp[i] ? ni->ops[i]->idle(ni->tp[i]) : GASNETC_NEVER;
     if (t < next) next = t;
   }
-  if (next == GASNETC_NEVER) return 100;
-  uint64_t now = gasneti_now_ns();
-  if (next <= now) return 0;
-  uint64_t ms = (next - now + 999999) / 1000000;
-  return ms > 100 ? 100 : (int)ms;
+  uint64_t now = gasneti_now_ns(), bound = (uint64_t)PTLI_SLEEP_MAX_MS * 1000000u;
+  int capped = next == GASNETC_NEVER || next - now >= bound;
+  if (next > now) {
+    uint64_t ns = capped ? bound : next - now;
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    struct pollfd pf = {ni->epfd, POLLIN, 0};
+    if (ppoll(&pf, 1, &ts, NULL) == 0 && capped)
+      __atomic_add_fetch(&ni->sleep_timeouts, 1, __ATOMIC_RELAXED);
+  }
+  uint64_t v; /* the wake-up descriptor stays readable until read */
+  if (__atomic_exchange_n(&ni->kicked, 0, __ATOMIC_ACQUIRE) && read(ni->wakefd, &v, sizeof v) < 0) {
+    /* read already */
+  }
+  return ptli_poll_all(ni);
 }
 
 static void *ptli_progress_main(void *arg) {
   ptli_ni_t *ni = arg;
-  struct epoll_event evs[16];
+  uint64_t busy = 0, yield_at = 0;
+  ptli_tls_progress = 1;
   while (!__atomic_load_n(&ni->stop, __ATOMIC_ACQUIRE)) {
-    int got = 0;
-    for (int i = 0; i < PTLI_NTP; i++)
-      if (ni->tp[i]) got += ni->ops[i]->poll(ni->tp[i]) > 0;
-    if (got) continue;
-    int n = epoll_wait(ni->epfd, evs, 16, ptli_sleep_ms(ni));
-    for (int i = 0; i < n; i++)
-      if (evs[i].data.fd == ni->wakefd) {
-        uint64_t v;
-        if (read(ni->wakefd, &v, sizeof v) < 0) { /* nothing to read: woken already */ }
-      }
+    if (__atomic_load_n(&ni->spinners, __ATOMIC_SEQ_CST)) {
+      ptli_park(ni);
+      continue;
+    }
+    int got = ptli_poll_all(ni);
+    uint64_t now = gasneti_now_ns();
+    if (got > 0) busy = now;
+    else if (now - busy < ni->spin_ns) ptli_yield(ni, &yield_at, now);
+    else if (ptli_sleep(ni) > 0) busy = gasneti_now_ns();
   }
   return NULL;
 }
@@ -237,6 +423,39 @@ static void ptli_host_rec(ptli_rec_t *r) {
   for (size_t i = 0; text[i] && text[i] != '\n'; i++) r->host[i % 16] ^= (uint8_t)text[i];
   struct stat st;
   r->netns = stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
+  CPU_ZERO(&r->cpus);
+  if (sched_getaffinity(0, sizeof r->cpus, &r->cpus) != 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < (n > 0 ? n : 1) && c < CPU_SETSIZE; c++) CPU_SET(c, &r->cpus);
+  }
+}
+
+/* The wait policy (as the core's, core/gasnetc_host.c): a kernel with more
+ * ranks of the job than CPUs they may run on (the union of their affinity
+ * masks) is crowded, and its spinning threads yield at every empty poll. */
+static void ptli_wait_policy(ptli_ni_t *ni, const ptli_rec_t *all) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  uint32_t ranks = 0;
+  for (uint32_t r = 0; r < ni->size; r++) {
+    if (memcmp(all[r].host, all[ni->rank].host, sizeof all[r].host)) continue;
+    ranks++;
+    CPU_OR(&cpus, &cpus, &all[r].cpus);
+  }
+  ni->polite = ranks > (uint32_t)CPU_COUNT(&cpus);
+}
+
+/* GASNET_SPIN_USEC (docs/api.md), as the GASNet core reads it. */
+static int ptli_spin_env(ptli_ni_t *ni) {
+  const char *v = boot_getenv("GASNET_SPIN_USEC");
+  char *end = NULL;
+  unsigned long long us = v && *v ? strtoull(v, &end, 10) : 100;
+  if (v && *v && (*end || us > 1000000000ull)) {
+    fprintf(stderr, "Portals: PtlNIInit: GASNET_SPIN_USEC='%s' is not a number of microseconds\n", v);
+    return -1;
+  }
+  ni->spin_ns = us * 1000u;
+  return 0;
 }
 
 static int ptli_same_host(const ptli_rec_t *a, const ptli_rec_t *b) {
@@ -359,7 +578,7 @@ static int ptli_open_transports(ptli_ni_t *ni, ptli_rec_t *mine) {
   cfg.live_timeout_ns = 0; /* shm: a neighbour's end is seen through its pidfd */
   ni->ops[0] = ptli_net_ops;
   ni->ops[1] = &amshm_ops;
-  ni->max_msg = SIZE_MAX;
+  ni->max_msg = SIZE_MAX; /* a frame's payload: larger data goes in several */
   for (int i = 0; i < PTLI_NTP; i++) {
     if (ni->ops[i]->open(&ni->tp[i], &cfg) != 0) {
       fprintf(stderr, "Portals: PtlNIInit: cannot open the %s transport\n", ni->ops[i]->name);
@@ -412,7 +631,9 @@ int ptli_net_open(ptli_ni_t *ni, ptl_pid_t want_pid) {
   mine.uid = (uint32_t)getuid();
   mine.want_pid = want_pid;
   int rc = ptli_open_transports(ni, &mine) == 0 ? PTL_OK : PTL_FAIL;
+  if (ptli_spin_env(ni) != 0) rc = PTL_FAIL;
   if (boot_exchange(&mine, sizeof mine, all) != 0) rc = PTL_FAIL;
+  if (rc == PTL_OK) ptli_wait_policy(ni, all);
   int clash = rc == PTL_OK ? ptli_ids(ni, all) : -1;
   if (clash >= 0) {
     if (ni->rank == 0)
@@ -436,6 +657,9 @@ void ptli_net_close(ptli_ni_t *ni) {
     __atomic_store_n(&ni->stop, 1, __ATOMIC_RELEASE);
     uint64_t one = 1;
     if (write(ni->wakefd, &one, sizeof one) < 0) { /* full: it is awake anyway */ }
+    pthread_mutex_lock(&ni->park_lock);
+    pthread_cond_signal(&ni->park_cond);
+    pthread_mutex_unlock(&ni->park_lock);
     pthread_join(ni->progress, NULL);
     ni->progress_on = 0;
   }
@@ -449,6 +673,11 @@ void ptli_net_close(ptli_ni_t *ni) {
       ni->peers[r].held = h->next;
       free(h);
     }
+  while (ni->rx) {
+    ptli_rx_t *rx = ni->rx;
+    ni->rx = rx->next;
+    free(rx);
+  }
   free(ni->peers);
   free(ni->by_id);
   ni->peers = NULL;

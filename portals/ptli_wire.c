@@ -3,7 +3,7 @@
  * one place a received header is read. A frame is refused when it is not
  * exactly a header of this version, has an unknown op, a flag or a zero
  * field set where none may be, or a payload that disagrees with its
- * lengths. The caller counts and drops what is refused.
+ * lengths (a part of a put or reply outside the whole). The caller counts and drops what is refused.
  */
 #include "ptli_wire.h"
 #include "gasneti_bytes.h"
@@ -31,8 +31,10 @@ void ptli_wire_encode(const ptli_msg_t *m, uint8_t *b) {
 static const char *ptli_wire_check(const ptli_msg_t *m, size_t paylen) {
   switch (m->op) {
   case PTLI_OP_PUT:
-    if (m->flags & ~PTLI_WF_ACK) return "unknown flags";
-    if (m->rlength != paylen || m->mlength) return "put length disagrees with its data";
+    if (m->flags & ~(PTLI_WF_ACK | PTLI_WF_CONT)) return "unknown flags";
+    if (paylen > m->rlength || m->mlength) return "put length disagrees with its data";
+    if ((m->flags & PTLI_WF_CONT) && (!paylen || m->offset > m->rlength - paylen))
+      return "put continuation outside its operation";
     return NULL;
   case PTLI_OP_GET:
     if (m->flags || m->mlength || m->hdr_data) return "get with put-only fields";
@@ -42,8 +44,9 @@ static const char *ptli_wire_check(const ptli_msg_t *m, size_t paylen) {
     if (paylen || m->mlength > m->rlength) return "ack lengths";
     return NULL;
   case PTLI_OP_REPLY:
-    if (m->flags || m->cookie || m->seq || m->hdr_data) return "reply with request fields";
-    if (m->mlength != paylen || m->mlength > m->rlength) return "reply length disagrees with its data";
+    if (m->flags || m->cookie) return "reply with request fields";
+    if (m->mlength > m->rlength || paylen > m->mlength || m->hdr_data > m->mlength - paylen)
+      return "reply length disagrees with its data";
     return NULL;
   default:
     return "unknown op";

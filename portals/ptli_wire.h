@@ -8,25 +8,35 @@
  *  off len field         put        ack          get        reply
  *   0   1  version       1          1            1          1
  *   1   1  op            1          2            3          4
- *   2   1  flags         bit 0: ack wanted (put only); other bits 0
+ *   2   1  flags         put: bit 0 ack wanted, bit 1 a continuation frame; else 0
  *   3   1  zero
  *   4   4  portal        requested  echoed       requested  echoed
  *   8   4  cookie        AC index   0            AC index   0
  *  12   4  target nid    whom the sender means (checked on arrival)
  *  16   4  target pid
- *  20   4  seq           per (initiator, target) request order; 0 in ack/reply
+ *  20   4  seq           per (initiator, target) request order; reply: the get's; ack: 0
  *  24   4  zero
  *  28   8  match bits    requested  echoed       requested  echoed
- *  36   8  offset        remote     used         remote     used
+ *  36   8  offset        remote (*) used         remote     used
  *  44   8  md handle     initiator's MD (for the ack / reply), echoed back
  *  52   8  rlength       requested length (put: the data's length)
  *  60   8  mlength       0          manipulated  0          manipulated
- *  68   8  hdr_data      user's     0            0          0
+ *  68   8  hdr_data      user's     0            0          place (**)
  *  76                    end: PTLI_WIRE_LEN
  *
  * The initiator's id and uid are not carried: the receiver knows them
- * from the (authenticated) transport's source rank. Payload: a put's is
- * exactly rlength bytes, a reply's exactly mlength; ack and get carry none.
+ * from the (authenticated) transport's source rank. Ack and get carry no
+ * payload. A put or reply longer than one transport frame (ni->max_msg)
+ * goes as several frames:
+ *   put    the first frame is the request (rlength the whole length, the
+ *          first part of the data); continuation frames (flag bit 1) take
+ *          the next request sequence numbers, so they follow it at the
+ *          target with nothing between, and (*) their offset is the place
+ *          of their data in the operation (offset + payload <= rlength);
+ *   reply  every frame has mlength the whole reply and (**) hdr_data the
+ *          place of its data in it (hdr_data + payload <= mlength), and
+ *          the get's seq: the initiator counts the parts of (target, seq).
+ * A single-frame put carries exactly rlength bytes, a reply mlength.
  * ptli_wire_decode (ptli_wire.c) is the one place a received header is
  * read; everything it refuses is counted (PTL_SR_MALFORMED_COUNT) and
  * dropped.
@@ -39,11 +49,12 @@
 
 #include "transport.h"
 
-#define PTLI_WIRE_VERSION 1
+#define PTLI_WIRE_VERSION 2
 #define PTLI_WIRE_LEN 76
 
 enum { PTLI_OP_PUT = 1, PTLI_OP_ACK = 2, PTLI_OP_GET = 3, PTLI_OP_REPLY = 4 };
 #define PTLI_WF_ACK 0x01u
+#define PTLI_WF_CONT 0x02u /* a put's continuation frame */
 
 enum { /* byte offsets of the fields above */
   PTLI_W_VERSION = 0, PTLI_W_OP = 1, PTLI_W_FLAGS = 2, PTLI_W_ZERO8 = 3,

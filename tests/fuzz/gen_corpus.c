@@ -18,6 +18,7 @@
 
 #include "gasneti_bytes.h"
 #include "gasnett_internal.h"
+#include "ptli_wire.h"
 
 void gasnett__envreport(const char *name, const char *value, const char *dflt) {
   (void)name; (void)value; (void)dflt;
@@ -204,6 +205,43 @@ static void gen_kvs(void) {
   spawn_buf_free(&kvs_out);
 }
 
+/* ---- Portals: u32 payload length (LE), then the header (fuzz_ptli_wire.c) */
+static void ptli_rec(const char *name, const ptli_msg_t *m, uint32_t paylen) {
+  uint8_t b[4 + PTLI_WIRE_LEN];
+  gasneti_put_le32(b, paylen);
+  ptli_wire_encode(m, b + 4);
+  put_file("ptli_wire", name, b, sizeof b);
+}
+
+static void gen_ptli(void) {
+  ptli_msg_t m = {.op = PTLI_OP_PUT, .flags = PTLI_WF_ACK, .portal = 4, .cookie = 0, .tnid = 1,
+                  .tpid = 3, .seq = 17, .bits = 0x80000000000001a2ull, .offset = 0,
+                  .md = 0x3000010000000007ull, .rlength = 4096, .hdr_data = 4096ull << 24 | 5};
+  ptli_rec("seed-put-ack", &m, 4096);
+  m.flags = 0;
+  m.rlength = 0;
+  ptli_rec("seed-put-empty", &m, 0);
+  ptli_msg_t a = {.op = PTLI_OP_ACK, .portal = 4, .tnid = 0, .tpid = 0, .bits = 0x1a2, .offset = 64,
+                  .md = 0x3000010000000007ull, .rlength = 4096, .mlength = 1000};
+  ptli_rec("seed-ack", &a, 0);
+  ptli_msg_t g = {.op = PTLI_OP_GET, .portal = 5, .cookie = 2, .tnid = 2, .tpid = 0, .seq = 9,
+                  .bits = 77, .offset = 1000, .md = 0x3000020000000009ull, .rlength = 500};
+  ptli_rec("seed-get", &g, 0);
+  ptli_msg_t r = g;
+  r.op = PTLI_OP_REPLY;
+  r.cookie = r.seq = 0;
+  r.mlength = 400;
+  ptli_rec("seed-reply", &r, 400);
+  m.flags = PTLI_WF_CONT; /* the second frame of a 10000-byte put */
+  m.rlength = 10000;
+  m.offset = 4096;
+  ptli_rec("seed-put-cont", &m, 4096);
+  r.seq = 9; /* the second part of a 10000-byte reply */
+  r.rlength = r.mlength = 10000;
+  r.hdr_data = 4096;
+  ptli_rec("seed-reply-part", &r, 4096);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) { fprintf(stderr, "usage: gen_corpus CORPUS_DIR\n"); return 2; }
   top = argv[1];
@@ -211,5 +249,6 @@ int main(int argc, char **argv) {
   gen_amtcp();
   gen_spawn();
   gen_kvs();
+  gen_ptli();
   return 0;
 }

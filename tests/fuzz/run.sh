@@ -25,9 +25,9 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out="$top/tests/out/fuzz"
-NAMES="amudp_datagram amtcp_stream amtcp_shake spawn_frame spawn_ticket boot_kvs boot_pmi1"
+NAMES="amudp_datagram amtcp_stream amtcp_shake spawn_frame spawn_ticket boot_kvs boot_pmi1 ptli_wire"
 CFLAGS="-g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
-INC="-DGASNET_SEQ -I$top/core -I$top/tools -I$top/common -I$top/include -I$top/amudp -I$top/amtcp -I$top/spawner"
+INC="-DGASNET_SEQ -I$top/core -I$top/tools -I$top/common -I$top/include -I$top/amudp -I$top/amtcp -I$top/spawner -I$top/portals"
 
 # The library sources each harness runs (the production code, unchanged).
 srcs() {
@@ -41,10 +41,11 @@ srcs() {
   spawn_ticket)   echo spawner/spawn_proto.c common/gasneti_sha256.c -lz ;;
   boot_kvs)       echo spawner/boot_kvs.c spawner/spawn_proto.c common/gasneti_sha256.c -lz ;;
   boot_pmi1)      echo spawner/boot_pmi1.c common/gasneti_env.c ;;
+  ptli_wire)      echo portals/ptli_wire.c ;;
   gen_corpus)     echo tests/fuzz/gen_corpus_amtcp.c amudp/amudp_wire.c \
                        amtcp/amtcp.c amtcp/amtcp_conn.c amtcp/amtcp_live.c \
                        spawner/spawn_proto.c spawner/spawn_cfg.c spawner/boot_kvs.c \
-                       common/gasneti_sha256.c common/gasneti_env.c -lz ;;
+                       portals/ptli_wire.c common/gasneti_sha256.c common/gasneti_env.c -lz ;;
   *) echo "run.sh: no harness '$1' (have: $NAMES)" >&2; return 1 ;;
   esac
 }

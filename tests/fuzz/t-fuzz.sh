@@ -3,7 +3,7 @@
 # with libFuzzer + ASan + UBSan from the corpus in tests/fuzz/corpus/ (its
 # regression inputs first): the amudp datagram path, the amtcp stream and
 # handshake, the launcher protocol and ticket, the key-value blobs, the PMI-1
-# replies. Any crash, leak or sanitizer report fails. FUZZ_SECONDS per
+# replies, the Portals wire header. Any crash, leak or sanitizer report fails. FUZZ_SECONDS per
 # harness (default 2: the in-tree corpus, seeds and what long runs kept,
 # 10-250 inputs each, runs first, then libFuzzer's own inputs for the rest;
 # each log's line gives the count); tests/fuzz/run.sh NAME SECONDS fuzzes
