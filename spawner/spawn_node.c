@@ -26,10 +26,13 @@
 #define NODE_LINGER_MS 500
 /* The tick that checks deadlines. */
 #define NODE_TICK_MS 100
-/* A connection must authenticate this soon after it is accepted: a stranger
- * cannot hold descriptors for long (a real rank or relay answers HELLO in
- * milliseconds). No count is shared with strangers: each has its deadline. */
-#define NODE_AUTH_MS 5000
+/* A connection must authenticate this soon after it is accepted, so that a
+ * stranger cannot hold descriptors for long. A real rank or relay answers
+ * HELLO in milliseconds, but over a lossy path TCP's retransmission backoff
+ * takes seconds (5 s refused a relay under 20 % loss): no count is shared
+ * with strangers, each has its own deadline, so a long one costs real
+ * ranks nothing. */
+#define NODE_AUTH_MS 20000
 /* Rejected connections are logged as one line per this interval, with a
  * count: a flood of strangers cannot flood stderr. */
 #define NODE_REJECT_LOG_MS 5000
@@ -714,7 +717,7 @@ static void on_tick(uv_timer_t *t)
   n->tick_ms = now;
   for (spawn_conn_t *c = n->unauth, *next; c; c = next) {
     next = c->next;
-    if (now - c->born_ms > NODE_AUTH_MS) reject(c, "no authentication within 5 s");
+    if (now - c->born_ms > NODE_AUTH_MS) reject(c, "no authentication within 20 s");
   }
   if (n->rejected.count && now - n->rejected.logged_ms >= NODE_REJECT_LOG_MS) {
     spawn_node_log_flush(n);

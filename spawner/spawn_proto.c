@@ -5,6 +5,7 @@
  */
 #include "spawn_proto.h"
 #include "gasneti_sha256.h"
+#include "gasneti_time.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -418,9 +419,33 @@ int spawn_recv_frame(int fd, spawn_hdr_t *h, uint8_t **payload, size_t *len)
   return 0;
 }
 
+/* The join is bounded: SPAWN_JOIN_TIMEOUT_MS in all, each blocking step
+ * (connect too: Linux bounds it by SO_SNDTIMEO) given what is left, so a
+ * relay or rank whose launcher cannot be reached (a lossy or partitioned
+ * path) gives up about when the launcher gives it up, and outlives nothing.
+ * 0, or -ETIMEDOUT when the time is up. */
+static int join_bound(int s, uint64_t deadline_ms)
+{
+  uint64_t now = gasneti_now_ms();
+  if (now >= deadline_ms) return -ETIMEDOUT;
+  uint64_t left = deadline_ms - now;
+  struct timeval tv = { (time_t)(left / 1000), (suseconds_t)(left % 1000) * 1000 };
+  setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  return 0;
+}
+
+/* A timed-out step's error, as the caller reports it. */
+static int join_err(int rc)
+{
+  return rc == -EAGAIN || rc == -EWOULDBLOCK || rc == -EINPROGRESS ? -ETIMEDOUT : rc;
+}
+
 int spawn_client_join(const spawn_ticket_t *t, const char *host, int *fd,
                       uint8_t **body, size_t *bodylen, const char **why)
 {
+  const uint64_t deadline = gasneti_now_ms() + SPAWN_JOIN_TIMEOUT_MS;
+  static const struct timeval none = { 0, 0 };
   struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(t->port) };
   uint8_t cnonce[SPAWN_NONCE_LEN], mac[SPAWN_MAC_LEN], *p = NULL;
   spawn_hdr_t h;
@@ -434,10 +459,11 @@ int spawn_client_join(const spawn_ticket_t *t, const char *host, int *fd,
   if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) return -errno;
   setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   *why = "connect";
+  if ((rc = join_bound(s, deadline)) < 0) goto fail;
   while ((rc = connect(s, (struct sockaddr *)&sa, sizeof sa)) < 0 && errno == EINTR) {}
   if (rc < 0) { rc = -errno; goto fail; }
   *why = "no HELLO from launcher";
-  if ((rc = spawn_recv_frame(s, &h, &p, &len)) < 0) goto fail;
+  if ((rc = join_bound(s, deadline)) < 0 || (rc = spawn_recv_frame(s, &h, &p, &len)) < 0) goto fail;
   rc = -EPROTO;
   const uint8_t *snonce;
   if (h.type != SPAWN_HELLO || spawn_hello_decode(p, len, &snonce) < 0) goto fail;
@@ -449,21 +475,27 @@ int spawn_client_join(const spawn_ticket_t *t, const char *host, int *fd,
     size_t al = spawn_auth_encode(auth, t->kind, t->id, cnonce, cmac, host);
     spawn_auth_mac(t->secret, 'S', snonce, cnonce, t->kind, t->id, mac);
     *why = "send AUTH";
-    if ((rc = spawn_send_frame(s, SPAWN_AUTH, 0, 0, auth, al)) < 0) goto fail;
+    if ((rc = join_bound(s, deadline)) < 0 || (rc = spawn_send_frame(s, SPAWN_AUTH, 0, 0, auth, al)) < 0)
+      goto fail;
   }
   free(p); p = NULL;
   *why = "launcher refused this process (wrong job secret?)";
-  if ((rc = spawn_recv_frame(s, &h, &p, &len)) < 0) goto fail;
+  if ((rc = join_bound(s, deadline)) < 0 || (rc = spawn_recv_frame(s, &h, &p, &len)) < 0) {
+    if (join_err(rc) == -ETIMEDOUT) *why = "no answer from the launcher";
+    goto fail;
+  }
   *why = "launcher failed authentication";
   rc = -EPROTO;
   if (h.type != SPAWN_WELCOME || len < SPAWN_MAC_LEN || gasneti_memneq(p, mac, SPAWN_MAC_LEN))
     goto fail;
   memmove(p, p + SPAWN_MAC_LEN, len - SPAWN_MAC_LEN);
+  setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none); /* joined: later waits are the caller's */
+  setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
   *body = p; *bodylen = len - SPAWN_MAC_LEN; *fd = s;
   *why = NULL;
   return 0;
 fail:
   free(p);
   if (s >= 0) close(s);
-  return rc;
+  return join_err(rc);
 }

@@ -43,6 +43,9 @@
 #define SPAWN_MAC_LEN     32
 #define SPAWN_MAX_WIRE    (64u << 20)   /* largest payload on the wire */
 #define SPAWN_MAX_RAW     (256u << 20)  /* largest payload once inflated */
+/* A relay or rank joining the launcher gives up after this long: the
+ * launcher's own default wait for a relay to connect back. */
+#define SPAWN_JOIN_TIMEOUT_MS 30000
 #define SPAWN_MAX_STR     (1u << 20)    /* largest string in a payload */
 #define SPAWN_ZLIB_MIN    4096          /* payloads above this are compressed */
 #define SPAWN_ID_ANY      0xffffffffu   /* AUTH id of a relay that wants one assigned */

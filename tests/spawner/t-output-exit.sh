@@ -66,20 +66,23 @@ for how in poll nopoll; do
   check_eq "print/$how: stderr" "$(cat "$ERR")" ""
   for r in 0 1 2 3 4 5 6; do
     rec=$(tr -d ' \n' <"$d/$r" 2>/dev/null); rec=${rec:-0}
-    # rank r's lines: "rank r line 0 ..." up to the last one, none missing,
-    # none torn; a printer ended inside printf (nopoll: by SIGQUIT) may
-    # have one more than it recorded, possibly cut short (then ended by
-    # the launcher's newline)
+    # rank r's lines: "rank r line 0 ..." up to the last one it recorded,
+    # none missing, none torn; a printer ended inside printf (nopoll: by
+    # SIGQUIT) may have up to two more, cut or torn (see below)
     verdict=$(awk -v r="$r" -v rec="$rec" -v how="$how" '
       $1 == "rank" && $2 == r {
-        if ($3 != "line" || $4 != n) { print "line " n " is \"" substr($0, 1, 40) "\""; bad = 1; exit }
-        if (length($0) != length("rank " r " line " n " ") + 60) cut = n
+        # what a printer wrote after its last record (nopoll: killed by
+        # SIGQUIT, possibly inside printf, which no signal handler can
+        # finish cleanly) may be cut or torn: only the recorded lines count
+        if (how == "nopoll" && n >= rec) { n++; next }
+        if (bad == "" && ($3 != "line" || $4 != n)) { bad = n; badtext = substr($0, 1, 40) }
+        else if (length($0) != length("rank " r " line " n " ") + 60 && cut == "") cut = n
         n++
       }
-      END { if (bad) exit
-            extra = how == "nopoll" && n == rec + 1
-            if (n != rec && !extra) print n " lines arrived, " rec " printed"
-            else if (cut != "" && !(extra && cut == n - 1)) print "line " cut " is cut short"
+      END { if (bad != "") print "line " bad " is \"" badtext "\""
+            else if (cut != "") print "line " cut " is cut short"
+            else if (n < rec || (how == "poll" && n != rec) || n > rec + 2)
+              print n " lines arrived, " rec " printed"
             else print "ok" }' "$OUT")
     check_eq "print/$how: rank $r's $rec lines" "$verdict" ok
   done
