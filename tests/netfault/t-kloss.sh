@@ -37,7 +37,7 @@ hl="${NETNS_A_ADDRS[0]},${NETNS_A_ADDRS[1]},${NETNS_B_ADDRS[0]},${NETNS_B_ADDRS[
 hl_shm="${NETNS_A_ADDRS[0]},${NETNS_B_ADDRS[0]}"
 
 # faults SPEC...: the same faults on both ends' egress
-faults() { netns_fault A "$@" "except=$SSHD_PORT" && netns_fault B "$@" "except=$SSHD_PORT" || mh_fail "netns_fault $*"; }
+faults() { netns_fault A "$@" "except=$SSHD_PORT" spare=syn && netns_fault B "$@" "except=$SSHD_PORT" spare=syn || mh_fail "netns_fault $*"; }
 sum_counts() { # "dropped N duplicated N delayed N" of A and B, added up
     echo "$(netns_fault_counts A) $(netns_fault_counts B)" |
         awk '{ for (i = 1; i < NF; i += 2) c[$i] += $(i + 1) } END { printf "dropped %d, duplicated %d, delayed %d", c["dropped"], c["duplicated"], c["delayed"] }'
