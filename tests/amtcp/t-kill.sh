@@ -29,10 +29,23 @@ for how in kill reset; do
   if [ $how = kill ]; then
     kill -9 "$victim"; want='rank 2 .*killed by signal 9|lost node 2'
   else
-    port=$(ss -ltnpH 2>/dev/null | grep "pid=$victim," | awk '{print $4}' | sed 's/.*://' | head -1)
-    if [ -z "$port" ] || ! ss -K -tn "sport = :$port" >/dev/null 2>&1 || ! ss -K -tn "dport = :$port" >/dev/null 2>&1; then
+    # node 2's connections to its peers, whichever end opened them (lazy
+    # connects race: it may have opened all of them, accepted none): a
+    # connection on its listening port, or to a peer's; not its launcher's
+    pids=$(sed -n 's/^node [0-9]* pid \([0-9]*\)$/\1/p' "$log")
+    listens=" $(for p in $pids; do ss -ltnpH 2>/dev/null | grep "pid=$p," | awk '{print $4}' | sed 's/.*://'; done | tr '\n' ' ')"
+    mine=$(ss -ltnpH 2>/dev/null | grep "pid=$victim," | awk '{print $4}' | sed 's/.*://' | head -1)
+    killed=0
+    while read -r l r; do
+      [ "$l" = "$mine" ] || [[ "$listens" = *" $r "* ]] || continue
+      ss -K -tn "sport = :$l and dport = :$r" >/dev/null 2>&1 && killed=$((killed + 1))
+    done < <(ss -tnpH state established 2>/dev/null | grep "pid=$victim," |
+             awk '{ l = $3; r = $4; sub(/.*:/, "", l); sub(/.*:/, "", r); print l, r }')
+    if [ -z "$mine" ] || [ "$killed" = 0 ]; then
       echo "SKIPPED PART: reset (ss -K needs iproute2, root and INET_DIAG_DESTROY)"; kill -9 "$victim"; wait $job; rm -f "$log"; continue
     fi
+    echo "reset: $killed of node 2's peer connections"
+
     want='lost node 2 \(connection (reset|aborted)\)|lost node [0-9]+ \(connection (reset|aborted)\).*on node 2 of 4'
   fi
   wait $job; rc=$?

@@ -1,5 +1,6 @@
 #!/bin/bash
 # conduits: udp tcp
+# omit: tcp  (with the bypass on, every job here is one host's: tcp would carry nothing, and [udp] runs the same through shared memory)
 # timeout: 300
 # t-exitcodes.sh - the job's exit code is the code a rank gave gasnet_exit
 # (or returned from main), in every way a job ends (t_launch.c, "exit S":

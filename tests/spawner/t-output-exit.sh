@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 90
 # conduits: udp tcp
+# omit: tcp  (with the bypass on, every job here is one host's: tcp would carry nothing, and [udp] runs the same through shared memory)
 # t-output-exit.sh - output at the end of a job (issue 41): every line a
 # rank printed before it called gasnet_exit reaches the launcher's stdout,
 # and the job exits 0 with nothing on stderr.
