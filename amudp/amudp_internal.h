@@ -181,6 +181,7 @@ typedef struct amudp_pkt {
   uint16_t ntx;           /* transmissions so far */
   uint8_t is_req;         /* counts against the request credits */
   uint8_t ackreq;         /* its last transmission had AMUDP_F_ACKREQ */
+  uint8_t at_rto;         /* its next transmission is at its timeout (AMUDP_F_RTO) */
   uint16_t nagg;          /* AGG container: frames in it (members on `agg`) */
   struct amudp_pkt *agg;  /* AGG container: its member pkts, each a whole frame
                              whose record header is at buf[AMUDP_HDR_LEN - 16] */

@@ -90,7 +90,7 @@ amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
     return NULL;
   }
   pkt->next = pkt->prev = NULL;
-  pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->ackreq = 0;
+  pkt->seq = 0; pkt->ntx = 0; pkt->is_req = 0; pkt->ackreq = 0; pkt->at_rto = 0;
   pkt->nagg = 0; pkt->agg = NULL;
   pkt->first_tx_ns = pkt->tx_ns = pkt->due_ns = 0;
   pkt->msg = NULL; pkt->data = NULL; pkt->datalen = 0;
@@ -313,6 +313,8 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   h.ack = p->rcv_next;
   h.sack = sack_bits(p);
   if (pkt->ntx) h.flags |= AMUDP_F_RETX;
+  if (pkt->at_rto) h.flags |= AMUDP_F_RTO;
+  pkt->at_rto = 0;
   h.flags |= (uint16_t)ack_flags(t, p, now);
   /* Do we wait on this ack? A retransmission, a window half full or with
    * more queued behind it, or a closing endpoint does; a lone message does
@@ -610,7 +612,13 @@ static void rel_detect_losses(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t 
   for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next) {
     int dup3 = sacked && pkt->ntx == 1 && seq_lt(pkt->seq, high) && high - pkt->seq >= 3;
     if (fresh_ns && pkt->tx_ns + fresh_ns <= now) dup3 = 1; /* see rel_ack_age */
-    if (!dup3 && !rack_sent_before(p, pkt)) continue;
+    /* A first transmission neither rule takes is the RACK frontier: all
+     * after it in the list left later (first transmissions in seq order,
+     * resends later still), so none is lost either. */
+    if (!dup3 && !rack_sent_before(p, pkt)) {
+      if (pkt->ntx == 1) break;
+      continue;
+    }
     if (!dup3 && now < pkt->tx_ns + wait) {
       pkt->due_ns = min_u64(pkt->due_ns, pkt->tx_ns + wait);
       t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
@@ -625,14 +633,21 @@ static void rel_detect_losses(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t 
   if (resent) amudp_tx_end(t);
 }
 
-/* An ack fresh from the peer (not read late) that does not cover a
- * datagram sent 2 SRTT + the reordering window before it arrived was sent
- * after that datagram should have reached the peer: it is lost. This finds
- * the loss of a lone datagram (a reply, whose request the peer resends
- * because the reply is missing) without waiting for its own timeout, which
- * a ping-pong's held acks make long. Returns that age, or 0: no such test. */
+/* The peer resends a datagram at its timeout (AMUDP_F_RTO on what carries
+ * this ack, read fresh, not late): it waited a whole RTO on us, for a reply
+ * it misses, say, so its ack was written after anything of ours sent long
+ * enough before had arrived: a datagram sent 2 SRTT + the reordering
+ * window before that ack came and not covered by it is lost. This finds
+ * the loss of a lone datagram (the reply whose request the peer resends)
+ * without waiting for its own timeout, which a ping-pong's held acks make
+ * long. Other acks say nothing of the kind: under a flood the peer acks
+ * what it has read while more of ours waits, unread, in its socket queue
+ * (far longer than 2 SRTT on a busy host); and a retransmission for any
+ * other reason may have left before our datagram arrived, so taking its
+ * ack so would make each spurious resend draw another from the peer, back
+ * and forth. Returns that age, or 0: no such test. */
 static uint64_t rel_ack_age(const gasnetc_transport_t *t, const amudp_peer_t *p, unsigned flags) {
-  if ((flags & AMUDP_RX_LATE) || !p->srtt_ns) return 0;
+  if (!(flags & AMUDP_F_RTO) || (flags & AMUDP_RX_LATE) || !p->srtt_ns) return 0;
   return 2 * p->srtt_ns + reo_window(t, p);
 }
 
@@ -874,6 +889,7 @@ static void rel_expire(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *old
   if (p->backoff < 20) p->backoff++;
   if (p->backoff == 1) amudp_cc_on_loss(t, p, old->seq);
   else amudp_cc_on_rto(t, p);
+  old->at_rto = 1;
   uint64_t later = now + rto_backed_off(t, p, now);
   for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next)
     if (pkt->due_ns < later) pkt->due_ns = later;

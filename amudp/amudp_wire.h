@@ -64,9 +64,9 @@
 #include <stdint.h>
 
 #define AMUDP_MAGIC       0x5541u /* "AU" little-endian */
-#define AMUDP_VERSION     7u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
+#define AMUDP_VERSION     8u      /* 2: AMUDP_T_AGG, 3: AMUDP_F_IDLE, 4: AMUDP_F_ACKREQ on an
                                      ACK, 5: datagrams also from the send port (amudp.c),
-                                     6: AMUDP_T_NOTE, 7: AMUDP_F_ACKRETX;
+                                     6: AMUDP_T_NOTE, 7: AMUDP_F_ACKRETX, 8: AMUDP_F_RTO;
                                      raise at every change of what a datagram means or
                                      where it may come from */
 #define AMUDP_HDR_LEN     64u
@@ -108,6 +108,12 @@ enum {
                               lost, so the receiver takes no RTT sample from
                               it (unlike AMUDP_F_RETX, it says nothing of the
                               datagram itself) */
+  AMUDP_F_RTO   = 1u << 6, /* DATA/AGG: a retransmission at its timeout (the
+                              sender waited a whole RTO for its ack): the ack
+                              it carries was written after anything the
+                              receiver sent well before it had time to
+                              arrive, so what that ack does not cover is lost
+                              (amudp_reliable.c, rel_ack_age) */
   AMUDP_F_IDLE  = 1u << 4, /* this ack was held for the idle ack delay (none
                               of the datagrams it covers asked for it): its
                               timing is ours, not the network's, so the
