@@ -6,9 +6,8 @@
  * lies on a few pages instead of being spread over the whole library. It
  * matters where every system call empties the TLB (page-table isolation
  * without PCID, as on this project's test VM: whatever runs after a
- * receive call pays a page walk for each page it touches first). Short AM
- * round trip over UDP, 12 interleaved pairs of runs: 1.16x -> 1.12x the raw
- * UDP ping-pong (docs/performance.md, "Hot code together").
+ * receive call pays a page walk for each page it touches first). What it
+ * gains, measured: docs/rationale.md, "common/gasneti_hot.h".
  *
  * Mark only what every message runs: a cold function among them costs the
  * hot ones their density.

@@ -11,11 +11,8 @@
  * with the `syscall` instruction on x86-64 Linux, through libc elsewhere
  * (or when GASNETI_SYS_LIBC is defined, as tests/common/t_common does to
  * check both). Each gasneti_sys_X(...) returns what X(...) returns and sets
- * errno as X does. Short AM round trip over UDP on this project's VM,
- * against the raw UDP ping-pong (which calls libc's wrappers), two sets of
- * 8 interleaved pairs of runs: 1.123x -> 1.074x and 1.115x -> 1.073x
- * (through libc's generic syscall() instead, half of that gain:
- * docs/performance.md, "The message path's system calls").
+ * errno as X does. What it gains, measured: docs/rationale.md,
+ * "common/gasneti_sys.h".
  *
  * Only the calls of the message path are here: setup, teardown and the
  * liveness thread keep libc's.

@@ -41,19 +41,17 @@
  * When other work keeps the other CPUs busy, the kernel runs a woken process
  * on the waker's CPU: the node our request woke then waits behind our spin
  * for its reply until GASNET_SPIN_USEC ends and we sleep, and it does the
- * same to us. Each round trip cost two whole spins (blocking 4 KiB puts over
- * UDP, both ranks on one CPU: 20 MB/s, not 300), and the pair stayed on one
- * CPU, each waking the other there. A yield that comes back late gave the
+ * same to us: each round trip costs two whole spins, and the pair stays on
+ * one CPU, each waking the other there. A yield that comes back late gave the
  * CPU to someone: yield again GASNETC_SPIN_YIELD_MIN_NS later. One that
  * comes back at once (the bare system call) found nobody waiting: double
  * the period, up to GASNETC_SPIN_YIELD_MAX_NS, so that a thread alone on its
  * CPU rarely yields and a round trip's wait not at all. "At once" is
- * measured, not assumed: the bare call costs 0.4 us on one machine and
- * 2 us in a virtual machine with page-table isolation (this project's CI),
- * where a fixed 2 us bound took every yield for a busy CPU and a Short
- * round trip paid one yield per rank (tests/bench/am_pingpong). So "late"
- * is GASNETC_SPIN_YIELD_BUSY_NS past the quickest yield this thread has
- * seen. */
+ * measured, not assumed: the bare call's cost differs by an order of
+ * magnitude between machines (page-table isolation in a virtual machine),
+ * so "late" is GASNETC_SPIN_YIELD_BUSY_NS past the quickest yield this
+ * thread has seen. The figures behind both: docs/rationale.md,
+ * "core/gasnetc_poll.c (gasnetc_spin_yield)". */
 #define GASNETC_SPIN_YIELD_MIN_NS 1000u
 #define GASNETC_SPIN_YIELD_MAX_NS 64000u
 #define GASNETC_SPIN_YIELD_BUSY_NS 2000u /* this much past the bare call: ran someone else */
