@@ -1,8 +1,8 @@
 /*
  * amudp.c - the UDP transport's ops table (amudp_ops): open/close,
- * address/connect, send, poll/wait and stats. The protocol itself is in
- * amudp_reliable.c (reliability), amudp_frag.c (fragments) and
- * amudp_wire.h (datagram format).
+ * address/connect, send, poll/wait and stats; the port around the protocol
+ * engine (amudp_engine.h: reliability, fragments, congestion, liveness, the
+ * datagram format), which it calls with the lock held and the time read.
  *
  * One non-blocking UDP socket per rank for data, and one its peers send
  * their standalone ACKs to (the ack socket, read when amudp_ack_read_due
@@ -15,7 +15,7 @@
  * data socket at every sleep, the ack socket when acks are waited on; the
  * wait sleeps until one is readable or until the deadline idle() returns.
  */
-#include "amudp_internal.h"
+#include "amudp_port.h"
 #include "transport_addr.h"
 #include "gasneti_bytes.h"
 
@@ -41,18 +41,18 @@
 /* ---------------------------------------------------------------- tunables */
 
 static const char *amudp_getenv(gasnetc_transport_t *t, const char *name) {
-  return t->cfg.getenv ? t->cfg.getenv(name) : getenv(name);
+  return t->e.cfg.getenv ? t->e.cfg.getenv(name) : getenv(name);
 }
 
 double amudp_env_num(gasnetc_transport_t *t, const char *name, double dflt,
                      double lo, double hi) {
-  return gasneti_env_num(t->cfg.getenv, "amudp", t->cfg.myrank != 0, name, dflt, lo, hi,
+  return gasneti_env_num(t->e.cfg.getenv, "amudp", t->e.cfg.myrank != 0, name, dflt, lo, hi,
                          gasnett__envreport);
 }
 
 /* Every amudp tunable but the fault-injection ones (amudp_fault_init). */
 static void amudp_tunables_read(gasnetc_transport_t *t) {
-  amudp_tun_t *u = &t->tun;
+  amudp_tun_t *u = &t->e.tun;
   const char *mtu = amudp_getenv(t, "GASNET_UDP_MTU");
   u->mtu = (!mtu || !*mtu || !strcmp(mtu, "auto"))
                ? 0
@@ -86,7 +86,7 @@ static void amudp_tunables_read(gasnetc_transport_t *t) {
   u->cc = (int)amudp_env_num(t, "GASNET_UDP_CC", 1, 0, 2);
   u->cc_delay_ns = (uint64_t)(amudp_env_num(t, "GASNET_UDP_CC_DELAY_US", 2000, 10, 1e6) * 1e3);
   u->peer_sockets = (uint32_t)amudp_env_num(t, "GASNET_UDP_PEER_SOCKETS", 64, 0, 65536);
-  snprintf(t->dead_msg, sizeof t->dead_msg,
+  snprintf(t->e.dead_msg, sizeof t->e.dead_msg,
            "no answer for %g s: dead or stopped", timeout);
 }
 
@@ -118,14 +118,6 @@ static void sa_set_port(struct sockaddr_storage *ss, uint16_t port) {
   else ((struct sockaddr_in6 *)ss)->sin6_port = port;
 }
 
-/* Sent by p: from its data socket, or from one of its peer sockets (its
- * send port). */
-static int from_peer(const struct sockaddr_storage *from, const amudp_peer_t *p) {
-  uint16_t port = sa_port(from);
-  return sa_same_ip(from, &p->addr) &&
-         (port == sa_port(&p->addr) || (port == p->send_port && port != 0));
-}
-
 /* The blob: core/transport_addr.h's (8 or 20 bytes), then
  *   AMUDP_ADDR_ACK_PORT   2  the port of our ack socket, network byte order,
  *                            or 0 when ACKs go to the data socket;
@@ -150,7 +142,7 @@ static int amudp_address(gasnetc_transport_t *t, void *blob, size_t *len) {
   memset(b + n, 0, AMUDP_ADDR_LEN - n);
   memcpy(b + AMUDP_ADDR_ACK_PORT, &t->ack_port, 2);
   b[AMUDP_ADDR_WIRE] = AMUDP_VERSION;
-  gasneti_put_le32(b + AMUDP_ADDR_IDLE_US, (uint32_t)(t->tun.ack_idle_ns / 1000));
+  gasneti_put_le32(b + AMUDP_ADDR_IDLE_US, (uint32_t)(t->e.tun.ack_idle_ns / 1000));
   memcpy(b + AMUDP_ADDR_SEND_PORT, &t->send_port, 2);
   *len = AMUDP_ADDR_LEN;
   return 0;
@@ -188,7 +180,7 @@ static void sock_sndbuf(int fd, int want) {
 }
 
 static void amudp_sockbufs(gasnetc_transport_t *t) {
-  int want = t->tun.sockbuf;
+  int want = t->e.tun.sockbuf;
   socklen_t sl = sizeof(int);
   if (setsockopt(t->fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof want) != 0)
     setsockopt(t->fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof want);
@@ -197,7 +189,7 @@ static void amudp_sockbufs(gasnetc_transport_t *t) {
   sl = sizeof(int);
   getsockopt(t->fd, SOL_SOCKET, SO_SNDBUF, &t->sndbuf_got, &sl);
   /* Linux reports twice the size asked (bookkeeping): less means capped. */
-  if (t->cfg.myrank == 0 && (t->rcvbuf_got < want || t->sndbuf_got < want))
+  if (t->e.cfg.myrank == 0 && (t->rcvbuf_got < want || t->sndbuf_got < want))
     fprintf(stderr, "amudp: asked %d-byte socket buffers, got receive %d, send %d "
             "(raise net.core.rmem_max/wmem_max for fewer drops under load)\n",
             want, t->rcvbuf_got / 2, t->sndbuf_got / 2);
@@ -252,7 +244,7 @@ static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_stora
  * close. */
 static void amudp_send_port(gasnetc_transport_t *t, const struct sockaddr_storage *bound) {
   int small = 1;
-  if (!t->tun.peer_sockets || (t->sfd = bound_socket(bound, 0, 1, &t->send_port)) < 0) {
+  if (!t->e.tun.peer_sockets || (t->sfd = bound_socket(bound, 0, 1, &t->send_port)) < 0) {
     t->sfd = -1;
     t->send_port = 0;
     return;
@@ -263,15 +255,15 @@ static void amudp_send_port(gasnetc_transport_t *t, const struct sockaddr_storag
 int amudp_peer_socket(gasnetc_transport_t *t, amudp_peer_t *p) {
   if (p->sfd != -1) return p->sfd;
   p->sfd = -2;
-  if (t->sfd < 0 || t->nsfd >= t->tun.peer_sockets) return -1;
+  if (t->sfd < 0 || t->nsfd >= t->e.tun.peer_sockets) return -1;
   int s = bound_socket(&t->bound, t->send_port, 1, NULL);
   if (s < 0 || connect(s, (const struct sockaddr *)&p->addr, p->addrlen) != 0) {
     if (s >= 0) close(s);
-    AMUDP_COUNT(t, peer_socket_errors, 1);
+    AMUDP_COUNT(&t->e, peer_socket_errors, 1);
     return -1;
   }
-  sock_sndbuf(s, t->tun.sockbuf);
-  AMUDP_COUNT(t, peer_sockets, 1);
+  sock_sndbuf(s, t->e.tun.sockbuf);
+  AMUDP_COUNT(&t->e, peer_sockets, 1);
   t->nsfd++;
   return p->sfd = s;
 }
@@ -282,7 +274,7 @@ int amudp_peer_socket(gasnetc_transport_t *t, amudp_peer_t *p) {
 static int amudp_data_socket(gasnetc_transport_t *t) {
   int rc;
   struct sockaddr_storage ba;
-  socklen_t balen = gasnetc_addr_bindable(&t->cfg.bind_addr, &ba);
+  socklen_t balen = gasnetc_addr_bindable(&t->e.cfg.bind_addr, &ba);
   char name[INET6_ADDRSTRLEN] = "?";
   inet_ntop(ba.ss_family,
             ba.ss_family == AF_INET ? (void *)&((struct sockaddr_in *)&ba)->sin_addr
@@ -314,8 +306,10 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   t->fd = -1;
   t->afd = -1;
   t->sfd = -1;
-  t->cfg = *cfg;
-  t->next_deadline_ns = UINT64_MAX;
+  t->e.cfg = *cfg;
+  t->e.next_deadline_ns = UINT64_MAX;
+  t->e.out = &amudp_port_ops; /* the engine's datagrams leave by amudp_fault.c */
+  t->e.out_ctx = t;
 #if GASNETC_THREADS
   pthread_mutex_init(&t->lock, NULL);
 #endif
@@ -325,22 +319,22 @@ static int amudp_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
     rc = -EINVAL;
     goto fail;
   }
-  amudp_wire_keys_init(&t->keys, cfg->job_key, GASNETC_KEY_LEN);
-  t->keys.myrank = cfg->myrank;
-  t->keys.nranks = cfg->nranks;
-  t->keys.max_hdr = GASNETC_HDR_MAX;
-  t->keys.max_payload = AMUDP_MAX_PAYLOAD;
+  amudp_wire_keys_init(&t->e.keys, cfg->job_key, GASNETC_KEY_LEN);
+  t->e.keys.myrank = cfg->myrank;
+  t->e.keys.nranks = cfg->nranks;
+  t->e.keys.max_hdr = GASNETC_HDR_MAX;
+  t->e.keys.max_payload = AMUDP_MAX_PAYLOAD;
   amudp_tunables_read(t);
   amudp_fault_init(t);
 
   if ((rc = amudp_data_socket(t)) < 0) goto fail;
   memcpy(&t->bound, &t->self, sizeof t->bound);
-  if (t->tun.ack_socket) amudp_ack_socket(t, &t->bound);
+  if (t->e.tun.ack_socket) amudp_ack_socket(t, &t->bound);
   amudp_send_port(t, &t->bound);
   gasnetc_addr_reachable(&t->self); /* the wildcard: advertise loopback */
   amudp_sockbufs(t);
-  if (t->tun.mmsg && !(t->txq = calloc(1, sizeof *t->txq))) t->tun.mmsg = 0;
-  if (!t->tun.mmsg) t->tun.gso = 0; /* GSO sends go through the batch */
+  if (t->e.tun.mmsg && !(t->txq = calloc(1, sizeof *t->txq))) t->e.tun.mmsg = 0;
+  if (!t->e.tun.mmsg) t->e.tun.gso = 0; /* GSO sends go through the batch */
 
   t->can_watch = cfg->watch != NULL; /* amudp_watch, at each sleep */
   *tp = t;
@@ -353,31 +347,31 @@ fail:
 static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t stride,
                          const uint8_t *serves) {
   if (t->connected) return -EALREADY;
-  if (!(t->peers = calloc(t->cfg.nranks, sizeof *t->peers))) {
-    fprintf(stderr, "amudp: out of memory for %u peers\n", t->cfg.nranks);
+  if (!(t->e.peers = calloc(t->e.cfg.nranks, sizeof *t->e.peers))) {
+    fprintf(stderr, "amudp: out of memory for %u peers\n", t->e.cfg.nranks);
     return -ENOMEM;
   }
   uint64_t now = gasneti_now_ns();
-  for (uint32_t r = 0; r < t->cfg.nranks; r++) {
-    amudp_peer_t *p = &t->peers[r];
+  for (uint32_t r = 0; r < t->e.cfg.nranks; r++) {
+    amudp_peer_t *p = &t->e.peers[r];
     p->rank = r;
     p->sfd = -1;
-    if (r == t->cfg.myrank || !serves[r]) {
+    if (r == t->e.cfg.myrank || !serves[r]) {
       p->gone = 1; /* the core handles loopback; another transport serves r */
       continue;
     }
     t->nserved++;
     int rc = addr_decode((const unsigned char *)blobs + (size_t)r * stride, r, p);
     if (rc != 0) {
-      free(t->peers);
-      t->peers = NULL;
+      free(t->e.peers);
+      t->e.peers = NULL;
       return rc;
     }
     int on_host = sa_is_loopback(&p->addr) || sa_same_ip(&p->addr, &t->self);
     uint32_t host_mtu = p->addr.ss_family == AF_INET6 ? AMUDP_MTU_LOOPBACK6 : AMUDP_MTU_LOOPBACK;
-    p->mtu = t->tun.mtu ? t->tun.mtu : on_host ? host_mtu : AMUDP_MTU_ETHERNET;
-    amudp_rel_peer_init(t, p, now);
-    amudp_cc_init(t, p, on_host);
+    p->mtu = t->e.tun.mtu ? t->e.tun.mtu : on_host ? host_mtu : AMUDP_MTU_ETHERNET;
+    amudp_rel_peer_init(&t->e, p, now);
+    amudp_cc_init(&t->e, p, on_host);
   }
   /* GRO only where a GSO run of full datagrams can come: a peer whose MTU
    * leaves room for two in one send (Ethernet-sized paths). To peers on
@@ -385,26 +379,26 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
    * with recvmsg for the control message costs a ping-pong more than
    * recvfrom. A kernel without UDP_GRO: no GSO either. */
   int small_mtu = 0;
-  for (uint32_t r = 0; r < t->cfg.nranks; r++)
-    if (!t->peers[r].gone && t->peers[r].mtu * 2 <= AMUDP_GSO_MAX_BYTES) small_mtu = 1;
-  if (t->tun.gso && small_mtu) {
+  for (uint32_t r = 0; r < t->e.cfg.nranks; r++)
+    if (!t->e.peers[r].gone && t->e.peers[r].mtu * 2 <= AMUDP_GSO_MAX_BYTES) small_mtu = 1;
+  if (t->e.tun.gso && small_mtu) {
     int on = 1;
     t->gro = setsockopt(t->fd, SOL_UDP, UDP_GRO, &on, sizeof on) == 0;
-    if (!t->gro) t->tun.gso = 0;
+    if (!t->gro) t->e.tun.gso = 0;
   }
-  if (!t->tun.window_bytes) {
+  if (!t->e.tun.window_bytes) {
     /* Auto: all peers together may fill about half our receive buffer (the
      * kernel reports twice what it accounts as data), which the peers'
      * buffers are assumed to match, so a flood from everyone is not dropped;
      * but never under AMUDP_WINDOW_BYTES_MIN, so that one pair in a large job
      * still streams (an all-to-all flood there is left to retransmission). */
-    size_t rb = t->rcvbuf_got > 0 ? (size_t)t->rcvbuf_got / 2 : (size_t)t->tun.sockbuf;
-    t->tun.window_bytes = t->nserved ? rb / t->nserved : rb;
-    if (t->tun.window_bytes < AMUDP_WINDOW_BYTES_MIN) t->tun.window_bytes = AMUDP_WINDOW_BYTES_MIN;
+    size_t rb = t->rcvbuf_got > 0 ? (size_t)t->rcvbuf_got / 2 : (size_t)t->e.tun.sockbuf;
+    t->e.tun.window_bytes = t->nserved ? rb / t->nserved : rb;
+    if (t->e.tun.window_bytes < AMUDP_WINDOW_BYTES_MIN) t->e.tun.window_bytes = AMUDP_WINDOW_BYTES_MIN;
   }
-  if (t->tun.window_bytes > (size_t)4 << 20) t->tun.window_bytes = (size_t)4 << 20;
-  t->tun.req_window_bytes = t->tun.window_bytes / t->tun.window * t->tun.credits;
-  t->next_deadline_ns = now + t->tun.ping_ns;
+  if (t->e.tun.window_bytes > (size_t)4 << 20) t->e.tun.window_bytes = (size_t)4 << 20;
+  t->e.tun.req_window_bytes = t->e.tun.window_bytes / t->e.tun.window * t->e.tun.credits;
+  t->e.next_deadline_ns = now + t->e.tun.ping_ns;
   t->connected = 1;
   return 0;
 }
@@ -415,14 +409,6 @@ static size_t amudp_max_payload(gasnetc_transport_t *t) {
 }
 
 /* ---------------------------------------------------------------- receiving */
-
-static const int amudp_bad_counter[] = {
-  [AMUDP_BAD_SHORT] = AMUDP_C_bad_short,   [AMUDP_BAD_MAGIC] = AMUDP_C_bad_magic,
-  [AMUDP_BAD_TAG] = AMUDP_C_bad_tag,       [AMUDP_BAD_MAC] = AMUDP_C_bad_mac,
-  [AMUDP_BAD_TYPE] = AMUDP_C_bad_type,     [AMUDP_BAD_RANK] = AMUDP_C_bad_rank,
-  [AMUDP_BAD_LENGTH] = AMUDP_C_bad_length, [AMUDP_BAD_AGG] = AMUDP_C_bad_agg,
-  [AMUDP_BAD_VERSION] = AMUDP_C_bad_version,
-};
 
 /* A datagram of this job (tag and MAC verify) in another wire version: a
  * rank runs another GASNet build. Said once; each such datagram is dropped. */
@@ -437,7 +423,7 @@ static void amudp_warn_version(gasnetc_transport_t *t, const amudp_wire_hdr_t *h
   fprintf(stderr,
           "amudp: rank %u: dropping datagrams from %s of amudp wire version %u (this "
           "library speaks version %u): a rank of this job runs another GASNet build\n",
-          t->cfg.myrank, host, h->version, AMUDP_VERSION);
+          t->e.cfg.myrank, host, h->version, AMUDP_VERSION);
 }
 
 GASNETI_HOT
@@ -460,60 +446,6 @@ static amudp_rxbatch_t *rx_batch_get(gasnetc_transport_t *t) { /* lock held */
     b->msgs[i].msg_hdr.msg_name = &b->from[i];
   }
   return b;
-}
-
-GASNETI_HOT
-int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, int truncated,
-                      const struct sockaddr_storage *from, int late, uint64_t now,
-                      amudp_rxitem_t *it) {
-  AMUDP_COUNT(t, datagrams_received, 1);
-  AMUDP_COUNT(t, bytes_received, len);
-  amudp_bad_t why = truncated ? AMUDP_BAD_SHORT : amudp_wire_decode(buf, len, &it->h, &t->keys);
-  if (why != AMUDP_BAD_NONE) {
-    if (why == AMUDP_BAD_VERSION) amudp_warn_version(t, &it->h, from);
-    t->ctr[amudp_bad_counter[why]]++;
-    AMUDP_COUNT(t, bad_datagrams, 1);
-    return -1;
-  }
-  amudp_peer_t *p = &t->peers[it->h.src];
-  if (!from_peer(from, p)) { /* right key, wrong sender address */
-    AMUDP_COUNT(t, bad_addr, 1);
-    AMUDP_COUNT(t, bad_datagrams, 1);
-    return -1;
-  }
-  if (p->gone) {
-    AMUDP_COUNT(t, from_gone_peer, 1);
-    return -1;
-  }
-  p->last_heard_ns = now;
-  p->probes = 0;
-  /* An ack read late (it waited in the ack socket while we slept) times
-   * our sleep, not the path: no RTT sample from it (as from a RETX one),
-   * and what it does not cover may have arrived since (AMUDP_RX_LATE). */
-  amudp_rel_on_ack(t, p, it->h.ack, it->h.sack,
-                   (it->h.flags & ~AMUDP_RX_LATE) | (late ? AMUDP_F_RETX | AMUDP_RX_LATE : 0), now);
-  if (it->h.type == AMUDP_T_AGG) AMUDP_COUNT(t, agg_received, 1);
-  switch (it->h.type) {
-  case AMUDP_T_AGG: /* the same reliability as DATA; records split at delivery */
-  case AMUDP_T_DATA:
-    p->last_data_ns = now;
-    if (!amudp_rel_on_data(t, p, it->h.seq, it->h.flags, now)) return 0;
-    it->hdr = buf + AMUDP_HDR_LEN;
-    it->data = buf + AMUDP_HDR_LEN + it->h.hdrlen;
-    it->len = len - AMUDP_HDR_LEN - it->h.hdrlen;
-    return 1;
-  case AMUDP_T_NOTE: /* delivered as an item, like a frame (amudp_note_deliver) */
-    AMUDP_COUNT(t, notices_received, 1);
-    return 1;
-  case AMUDP_T_PING:
-    p->ack_now = 1;
-    return 0;
-  case AMUDP_T_BYE:
-    amudp_rel_gone(t, p, 0, NULL);
-    return 0;
-  default: /* AMUDP_T_ACK: all done above */
-    return 0;
-  }
 }
 
 /* The first n message headers of b, ready for a receive call. */
@@ -568,8 +500,8 @@ static size_t rx_gro_segment(gasnetc_transport_t *t, amudp_rxbatch_t *b, int i) 
       if (g > 0 && (size_t)g < len) seg = (size_t)g;
     }
   if (seg < len) {
-    AMUDP_COUNT(t, gro_datagrams, 1);
-    AMUDP_COUNT(t, gro_segments, (len + seg - 1) / seg);
+    AMUDP_COUNT(&t->e, gro_datagrams, 1);
+    AMUDP_COUNT(&t->e, gro_segments, (len + seg - 1) / seg);
   }
   return seg;
 }
@@ -587,38 +519,24 @@ static int rx_check(gasnetc_transport_t *t, amudp_rxbatch_t *b, int m, int late,
     for (size_t off = 0; off < len && nitem < AMUDP_RX_ITEMS; off += seg) {
       amudp_rxitem_t *it = &b->items[nitem];
       size_t sl = len - off < seg ? len - off : seg;
-      int r = amudp_rx_datagram(t, buf + off, sl, truncated, &b->from[i], late, now, it);
+      int r = amudp_rx_datagram(&t->e, buf + off, sl, truncated, &b->from[i], late, now, it);
+      if (r == AMUDP_RX_VERSION) amudp_warn_version(t, &it->h, &b->from[i]);
       if (r >= 0) b->seen[nseen++] = it->h.src;
       if (r > 0) b->src[nitem++] = it->h.src;
     }
   }
+  uint64_t ack_ns = 0; /* the acks' own time (AMUDP_F_IDLE), read once, if any */
   for (int i = 0; i < nseen; i++) {
-    amudp_peer_t *p = &t->peers[b->seen[i]];
-    if (p->ack_now && !p->gone) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+    amudp_peer_t *p = &t->e.peers[b->seen[i]];
+    if (!p->ack_now || p->gone) continue;
+    if (!ack_ns) ack_ns = gasneti_now_ns();
+    amudp_rel_send_ctrl(&t->e, p, AMUDP_T_ACK, ack_ns);
   }
-  if (t->closing) { /* acked above, so peers can finish; not delivered */
-    AMUDP_COUNT(t, discarded_closing, (uint64_t)nitem);
+  if (t->e.closing) { /* acked above, so peers can finish; not delivered */
+    AMUDP_COUNT(&t->e, discarded_closing, (uint64_t)nitem);
     nitem = 0;
   }
   return nitem;
-}
-
-/* Hand a NOTE datagram's notice to the core; no lock held. */
-static int amudp_note_deliver(gasnetc_transport_t *t, uint32_t src, const amudp_rxitem_t *it) {
-  gasnetc_notice_t n;
-  n.kind = amudp_wire_note_get(&it->h, n.w);
-  if (t->cfg.notice) t->cfg.notice(t->cfg.ctx, src, &n);
-  return 1;
-}
-
-/* Deliver one item of a receive batch: frames delivered. */
-GASNETI_HOT
-int amudp_item_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it) {
-  switch (it->h.type) {
-  case AMUDP_T_AGG: return amudp_frag_deliver_agg(t, src, it);
-  case AMUDP_T_NOTE: return amudp_note_deliver(t, src, it);
-  default: return amudp_frag_deliver(t, src, it);
-  }
 }
 
 /* One receive pass: read, check, ack, then deliver with the lock released.
@@ -639,22 +557,22 @@ static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *
   int m = rx_read(fd, b, streaming, t->gro), n = 0;
   if (m < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
     AMUDP_LOCK(t);
-    AMUDP_COUNT(t, recv_errors, 1);
+    AMUDP_COUNT(&t->e, recv_errors, 1);
     AMUDP_UNLOCK(t);
   }
   if (m > 0) {
     AMUDP_LOCK(t);
-    if (fd == t->afd) AMUDP_COUNT(t, ack_socket_reads, (uint64_t)m);
-    if (late) AMUDP_COUNT(t, acks_read_late, (uint64_t)m);
-    AMUDP_COUNT(t, recv_calls, 1);
+    if (fd == t->afd) AMUDP_COUNT(&t->e, ack_socket_reads, (uint64_t)m);
+    if (late) AMUDP_COUNT(&t->e, acks_read_late, (uint64_t)m);
+    AMUDP_COUNT(&t->e, recv_calls, 1);
     int nitem = rx_check(t, b, m, late, now);
     AMUDP_UNLOCK(t);
     for (int k = 0; k < nitem; k++)
-      n += amudp_item_deliver(t, b->src[k], &b->items[k]);
+      n += amudp_item_deliver(&t->e, b->src[k], &b->items[k]);
   }
   AMUDP_LOCK(t);
   if (fd == t->fd) t->rx_hits = m > 0 ? t->rx_hits + 1 : 0;
-  AMUDP_COUNT(t, frames_delivered, (uint64_t)n);
+  AMUDP_COUNT(&t->e, frames_delivered, (uint64_t)n);
   b->next = t->rx_free;
   t->rx_free = b;
   AMUDP_UNLOCK(t);
@@ -662,23 +580,31 @@ static int rx_once(gasnetc_transport_t *t, int fd, int late, uint64_t now, int *
   return m > 0 ? m : 0;
 }
 
+/* The send_done calls owed for borrowed payloads, with no lock held. */
+static void amudp_borrow_run(gasnetc_transport_t *t) {
+  AMUDP_LOCK(t);
+  amudp_msg_t *m = amudp_borrow_take(&t->e);
+  AMUDP_UNLOCK(t);
+  amudp_borrow_done(&t->e, m);
+}
+
 static void report_dead(gasnetc_transport_t *t) {
   for (;;) {
     amudp_peer_t *p = NULL;
     AMUDP_LOCK(t);
-    if (t->dead_unreported) {
-      for (uint32_t r = 0; r < t->cfg.nranks; r++) {
-        if (t->peers[r].dead && !t->peers[r].dead_reported) {
-          p = &t->peers[r];
+    if (t->e.dead_unreported) {
+      for (uint32_t r = 0; r < t->e.cfg.nranks; r++) {
+        if (t->e.peers[r].dead && !t->e.peers[r].dead_reported) {
+          p = &t->e.peers[r];
           p->dead_reported = 1;
-          t->dead_unreported--;
+          t->e.dead_unreported--;
           break;
         }
       }
     }
     AMUDP_UNLOCK(t);
     if (!p) return;
-    if (t->cfg.peer_dead) t->cfg.peer_dead(t->cfg.ctx, p->rank, p->dead_why);
+    if (t->e.cfg.peer_dead) t->e.cfg.peer_dead(t->e.cfg.ctx, p->rank, p->dead_why);
   }
 }
 
@@ -700,16 +626,16 @@ static void report_dead(gasnetc_transport_t *t) {
  *     socket, and sleeps through the acks of its requests. An ack read
  *     lazily may have waited there: it gives no RTT sample (rx_once's late). */
 static int amudp_ack_eager(const gasnetc_transport_t *t) {
-  return t->queued || t->closing || t->refused || t->borrowed ||
-         t->fl_bytes >= AMUDP_ACK_EAGER_BYTES;
+  return t->e.queued || t->e.closing || t->e.refused || t->e.borrowed ||
+         t->e.fl_bytes >= AMUDP_ACK_EAGER_BYTES;
 }
 /* A retransmission is due: the timers would resend a datagram now. Asked
  * only once the earliest deadline has passed, just before the timers run,
  * whose own pass over the peers and their datagrams in flight costs as
  * much. */
 static int amudp_rto_due(const gasnetc_transport_t *t, uint64_t now) {
-  for (uint32_t r = 0; t->nfl && r < t->cfg.nranks; r++)
-    for (const amudp_pkt_t *pkt = t->peers[r].fl_head; pkt; pkt = pkt->next)
+  for (uint32_t r = 0; t->e.nfl && r < t->e.cfg.nranks; r++)
+    for (const amudp_pkt_t *pkt = t->e.peers[r].fl_head; pkt; pkt = pkt->next)
       if (pkt->due_ns <= now) return 1;
   return 0;
 }
@@ -734,19 +660,19 @@ static int amudp_ack_read_due(gasnetc_transport_t *t, int slept, int rto, int *l
 static int amudp_watch(gasnetc_transport_t *t, int care) {
   if (!t->can_watch) return 0;
   if (!t->fd_watched) {
-    int rc = t->cfg.watch(t->cfg.ctx, t->fd, EPOLLIN);
+    int rc = t->e.cfg.watch(t->e.cfg.ctx, t->fd, EPOLLIN);
     if (rc != 0) return rc;
     t->fd_watched = 1;
   }
-  if (t->afd >= 0 && care && !t->afd_watched && t->cfg.watch(t->cfg.ctx, t->afd, EPOLLIN) == 0)
+  if (t->afd >= 0 && care && !t->afd_watched && t->e.cfg.watch(t->e.cfg.ctx, t->afd, EPOLLIN) == 0)
     t->afd_watched = 1;
   return 0;
 }
 
 /* Awake again: out of the core's wait. Lock held. */
 static void amudp_unwatch(gasnetc_transport_t *t) {
-  if (t->fd_watched && t->cfg.watch(t->cfg.ctx, t->fd, 0) == 0) t->fd_watched = 0;
-  if (t->afd_watched && t->cfg.watch(t->cfg.ctx, t->afd, 0) == 0) t->afd_watched = 0;
+  if (t->fd_watched && t->e.cfg.watch(t->e.cfg.ctx, t->fd, 0) == 0) t->fd_watched = 0;
+  if (t->afd_watched && t->e.cfg.watch(t->e.cfg.ctx, t->afd, 0) == 0) t->afd_watched = 0;
 }
 
 /* The progress engine, in phases: (1) read and deliver, at most
@@ -769,7 +695,7 @@ static int amudp_progress(gasnetc_transport_t *t) {
     /* The core slept watching the socket: what arrived, arrived since now
      * (delayed acks are timed from rx_last_ns). */
     AMUDP_LOCK(t);
-    t->rx_last_ns = now;
+    t->e.rx_last_ns = now;
     AMUDP_UNLOCK(t);
   }
   int got = 0;
@@ -778,7 +704,7 @@ static int amudp_progress(gasnetc_transport_t *t) {
     if ((got = rx_once(t, t->fd, 0, now, &delivered)) < AMUDP_RX_BATCH) break;
   }
   AMUDP_LOCK(t);
-  int late = 0, rto = now >= t->next_deadline_ns && amudp_rto_due(t, now);
+  int late = 0, rto = now >= t->e.next_deadline_ns && amudp_rto_due(t, now);
   int ack_due = t->afd >= 0 && amudp_ack_read_due(t, slept, rto, &late);
   AMUDP_UNLOCK(t);
   /* A retransmission is due: first read what else waits on the data
@@ -797,11 +723,15 @@ static int amudp_progress(gasnetc_transport_t *t) {
     }
   AMUDP_LOCK(t);
   if (slept) amudp_unwatch(t); /* after amudp_ack_read_due: it asks what was watched */
-  t->rx_last_ns = now;
-  if (now >= t->next_deadline_ns) amudp_rel_timers(t, now);
-  int dead = t->dead_unreported != 0 && !t->closing;
+  t->e.rx_last_ns = now;
+  if (now >= t->e.next_deadline_ns) {
+    amudp_rel_timers(&t->e, now);
+    uint64_t f = amudp_fault_timers(t, now);
+    if (f < t->e.next_deadline_ns) t->e.next_deadline_ns = f;
+  }
+  int dead = t->e.dead_unreported != 0 && !t->e.closing;
   AMUDP_UNLOCK(t);
-  if (amudp_borrow_owed(t)) amudp_borrow_run(t);
+  if (amudp_borrow_owed(&t->e)) amudp_borrow_run(t);
   if (dead) report_dead(t);
   return delivered;
 }
@@ -818,8 +748,8 @@ static int amudp_poll(gasnetc_transport_t *t) { return amudp_progress(t); }
 static uint64_t amudp_idle(gasnetc_transport_t *t) {
   if (!t->connected) return GASNETC_NEVER;
   AMUDP_LOCK(t);
-  amudp_rel_flush_acks(t);
-  uint64_t dl = t->next_deadline_ns;
+  amudp_rel_flush_acks(&t->e, gasneti_now_ns());
+  uint64_t dl = t->e.next_deadline_ns;
   /* Wake for acks only while we wait on them (amudp_ack_eager). A data
    * socket that cannot be watched must not be slept on: poll again. */
   if (amudp_watch(t, amudp_ack_eager(t)) != 0) dl = 0;
@@ -843,23 +773,6 @@ static void amudp_close_wait(gasnetc_transport_t *t, int timeout_ms) {
 
 /* ---------------------------------------------------------------- sending */
 
-/* Out of request credits: the caller makes progress (acks return them)
- * and tries again. Replies are never refused, so handlers replying cannot
- * deadlock; their number is bounded by the requests peers may have in
- * flight (their credits). Lock held. */
-static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
-  if (is_reply || p->gone) return 0;
-  /* Aggregating, small frames may queue beyond the credits (a bounded
-   * number): they will leave together in the next datagrams the window
-   * admits. Large frames' fragments still get the credits alone. */
-  int out = p->nreq >= t->tun.credits &&
-            !(t->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES &&
-              t->queued < AMUDP_AGG_QUEUE_ALL);
-  t->refused = (uint8_t)out; /* until a request is taken, we wait on acks */
-  if (out) AMUDP_COUNT(t, send_blocked, 1);
-  return out;
-}
-
 /* A request's large payload is sent from the caller's memory when the
  * caller lets us (GASNETC_SEND_BORROW): GASNETC_SEND_INFLIGHT, then
  * send_done once every fragment is acknowledged. Otherwise it is copied,
@@ -867,29 +780,29 @@ static int amudp_refuse(gasnetc_transport_t *t, amudp_peer_t *p, int is_reply) {
 static amudp_msg_t *amudp_send_borrow(gasnetc_transport_t *t, const void *payload,
                                       size_t paylen, unsigned flags, void *cookie) {
   if (!(flags & GASNETC_SEND_BORROW) || (flags & GASNETC_SEND_REPLY) ||
-      paylen < AMUDP_BORROW_MIN || !t->cfg.send_done)
+      paylen < AMUDP_BORROW_MIN || !t->e.cfg.send_done)
     return NULL;
-  return amudp_msg_borrow(t, payload, cookie);
+  return amudp_msg_borrow(&t->e, payload, cookie);
 }
 
 GASNETI_HOT
 static int amudp_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr,
                       size_t hdrlen, const void *payload, size_t paylen, unsigned flags,
                       void *cookie) {
-  if (!t->connected || dest >= t->cfg.nranks) return -EINVAL;
+  if (!t->connected || dest >= t->e.cfg.nranks) return -EINVAL;
   if (hdrlen > GASNETC_HDR_MAX || paylen > AMUDP_MAX_PAYLOAD) return -EMSGSIZE;
-  amudp_peer_t *p = &t->peers[dest];
+  amudp_peer_t *p = &t->e.peers[dest];
   int is_reply = (flags & GASNETC_SEND_REPLY) != 0;
   AMUDP_LOCK(t);
-  int rc = amudp_refuse(t, p, is_reply) ? -EAGAIN : p->gone ? -EPIPE : 0;
+  int rc = amudp_rel_refuse(&t->e, p, is_reply) ? -EAGAIN : p->gone ? -EPIPE : 0;
   if (rc == 0) {
     amudp_msg_t *b = amudp_send_borrow(t, payload, paylen, flags, cookie);
-    rc = amudp_frag_send(t, p, hdr, hdrlen, payload, paylen, b, is_reply, gasneti_now_ns());
+    rc = amudp_frag_send(&t->e, p, hdr, hdrlen, payload, paylen, b, is_reply, gasneti_now_ns());
     if (b && rc == 0) {
-      AMUDP_COUNT(t, sends_borrowed, 1);
+      AMUDP_COUNT(&t->e, sends_borrowed, 1);
       rc = GASNETC_SEND_INFLIGHT;
     } else if (b) { /* not sent: no send_done */
-      t->borrowed--;
+      t->e.borrowed--;
       free(b);
     }
   }
@@ -901,11 +814,11 @@ _Static_assert(AMUDP_NOTE_WORDS == GASNETC_NOTICE_WORDS, "a notice fills a NOTE"
 
 /* A notice (transport.h): one NOTE datagram, or nothing (amudp_rel_send_note). */
 static int amudp_notice(gasnetc_transport_t *t, uint32_t dest, const gasnetc_notice_t *n) {
-  if (!t->connected || dest >= t->cfg.nranks || dest == t->cfg.myrank) return -EINVAL;
-  amudp_peer_t *p = &t->peers[dest];
+  if (!t->connected || dest >= t->e.cfg.nranks || dest == t->e.cfg.myrank) return -EINVAL;
+  amudp_peer_t *p = &t->e.peers[dest];
   AMUDP_LOCK(t);
   int rc = p->gone ? -EPIPE : 0;
-  if (rc == 0) amudp_rel_send_note(t, p, n->kind, n->w);
+  if (rc == 0) amudp_rel_send_note(&t->e, p, n->kind, n->w, gasneti_now_ns());
   AMUDP_UNLOCK(t);
   return rc;
 }
@@ -913,13 +826,13 @@ static int amudp_notice(gasnetc_transport_t *t, uint32_t dest, const gasnetc_not
 /* Lend a payload buffer (an amudp_msg_t, 16-aligned) that commit hands to
  * the fragments as it is: the payload is written once, by the client. */
 static int amudp_prepare(gasnetc_transport_t *t, gasnetc_lend_t *lend, size_t paylen) {
-  if (!t->connected || lend->dest >= t->cfg.nranks) return -EINVAL;
+  if (!t->connected || lend->dest >= t->e.cfg.nranks) return -EINVAL;
   if (paylen > AMUDP_MAX_PAYLOAD) return -EMSGSIZE;
-  amudp_peer_t *p = &t->peers[lend->dest];
+  amudp_peer_t *p = &t->e.peers[lend->dest];
   AMUDP_LOCK(t);
-  int rc = amudp_refuse(t, p, (lend->flags & GASNETC_SEND_REPLY) != 0) ? -EAGAIN
+  int rc = amudp_rel_refuse(&t->e, p, (lend->flags & GASNETC_SEND_REPLY) != 0) ? -EAGAIN
            : p->gone ? -EPIPE : 0;
-  amudp_msg_t *m = rc ? NULL : amudp_msg_get(t, paylen ? paylen : 1);
+  amudp_msg_t *m = rc ? NULL : amudp_msg_get(&t->e, paylen ? paylen : 1);
   AMUDP_UNLOCK(t);
   if (rc) return rc;
   if (!m) return -ENOMEM;
@@ -932,20 +845,20 @@ static int amudp_prepare(gasnetc_transport_t *t, gasnetc_lend_t *lend, size_t pa
 static int amudp_commit(gasnetc_transport_t *t, gasnetc_lend_t *lend, const void *hdr,
                         size_t hdrlen, size_t paylen) {
   amudp_msg_t *m = lend->priv[0];
-  amudp_peer_t *p = &t->peers[lend->dest];
+  amudp_peer_t *p = &t->e.peers[lend->dest];
   AMUDP_LOCK(t);
   int rc = hdrlen > GASNETC_HDR_MAX || paylen > lend->cap ? -EMSGSIZE
            : p->gone ? -EPIPE
-           : amudp_frag_send(t, p, hdr, hdrlen, m->data, paylen, m,
+           : amudp_frag_send(&t->e, p, hdr, hdrlen, m->data, paylen, m,
                              (lend->flags & GASNETC_SEND_REPLY) != 0, gasneti_now_ns());
-  if (rc) amudp_msg_put(t, m);
+  if (rc) amudp_msg_put(&t->e, m);
   AMUDP_UNLOCK(t);
   return rc;
 }
 
 static void amudp_cancel(gasnetc_transport_t *t, gasnetc_lend_t *lend) {
   AMUDP_LOCK(t);
-  amudp_msg_put(t, lend->priv[0]);
+  amudp_msg_put(&t->e, lend->priv[0]);
   AMUDP_UNLOCK(t);
 }
 
@@ -959,15 +872,18 @@ static void amudp_stats(gasnetc_transport_t *t, FILE *out) {
   };
   uint64_t c[AMUDP_NCOUNTERS];
   AMUDP_LOCK(t);
-  memcpy(c, t->ctr, sizeof c);
+  memcpy(c, t->e.ctr, sizeof c);
   AMUDP_UNLOCK(t);
   for (int i = 0; i < AMUDP_NCOUNTERS; i++)
     fprintf(out, "udp_%s %llu\n", names[i], (unsigned long long)c[i]);
   fprintf(out, "udp_sockbuf_rcv %d\nudp_sockbuf_snd %d\nudp_ack_socket %d\nudp_gso %d\n",
-          t->rcvbuf_got, t->sndbuf_got, t->afd >= 0, t->tun.gso);
+          t->rcvbuf_got, t->sndbuf_got, t->afd >= 0, t->e.tun.gso);
+  size_t lo, hi;
   AMUDP_LOCK(t);
-  amudp_cc_stats(t, out);
+  uint32_t n = amudp_cc_summary(&t->e, &lo, &hi);
   AMUDP_UNLOCK(t);
+  fprintf(out, "udp_cc %d\nudp_cc_peers %u\nudp_cc_cwnd_min %zu\nudp_cc_cwnd_max %zu\n",
+          t->e.tun.cc, n, lo, hi);
 }
 
 static void amudp_close(gasnetc_transport_t *t) {
@@ -976,37 +892,27 @@ static void amudp_close(gasnetc_transport_t *t) {
     /* Flush: keep acking and retransmitting until our data is acked. No
      * callbacks from here on: the core is tearing down. */
     AMUDP_LOCK(t);
-    t->closing = 1;
+    t->e.closing = 1;
     AMUDP_UNLOCK(t);
-    uint64_t flush = t->tun.timeout_ns && t->tun.timeout_ns < AMUDP_CLOSE_FLUSH_NS
-                         ? t->tun.timeout_ns : AMUDP_CLOSE_FLUSH_NS;
+    uint64_t flush = t->e.tun.timeout_ns && t->e.tun.timeout_ns < AMUDP_CLOSE_FLUSH_NS
+                         ? t->e.tun.timeout_ns : AMUDP_CLOSE_FLUSH_NS;
     uint64_t end = gasneti_now_ns() + flush;
     for (;;) {
       AMUDP_LOCK(t);
-      int busy = amudp_rel_unacked(t);
+      int busy = amudp_rel_unacked(&t->e);
       AMUDP_UNLOCK(t);
       if (!busy || gasneti_now_ns() >= end) break;
       amudp_close_wait(t, 10);
     }
     AMUDP_LOCK(t);
-    for (uint32_t r = 0; r < t->cfg.nranks; r++)
-      for (int k = 0; k < AMUDP_BYES && !t->peers[r].gone; k++)
-        amudp_rel_send_ctrl(t, &t->peers[r], AMUDP_T_BYE);
+    for (uint32_t r = 0; r < t->e.cfg.nranks; r++)
+      for (int k = 0; k < AMUDP_BYES && !t->e.peers[r].gone; k++)
+        amudp_rel_send_ctrl(&t->e, &t->e.peers[r], AMUDP_T_BYE, gasneti_now_ns());
     AMUDP_UNLOCK(t);
   }
-  for (uint32_t r = 0; t->peers && r < t->cfg.nranks; r++) {
-    amudp_rel_gone(t, &t->peers[r], 0, NULL);
-    t->peers[r].gone = 1;
-    amudp_frag_peer_free(&t->peers[r]);
-    if (t->peers[r].sfd >= 0) close(t->peers[r].sfd);
-  }
-  amudp_borrow_run(t); /* what was dropped unacknowledged */
-  while (t->pkt_free) {
-    amudp_pkt_t *pkt = t->pkt_free;
-    t->pkt_free = pkt->next;
-    free(pkt);
-  }
-  amudp_msg_cache_free(t);
+  for (uint32_t r = 0; t->e.peers && r < t->e.cfg.nranks; r++)
+    if (t->e.peers[r].sfd >= 0) close(t->e.peers[r].sfd);
+  amudp_engine_fini(&t->e); /* send_done for what was dropped unacknowledged */
   while (t->rx_free) {
     amudp_rxbatch_t *b = t->rx_free;
     t->rx_free = b->next;
@@ -1014,11 +920,11 @@ static void amudp_close(gasnetc_transport_t *t) {
     free(b);
   }
   if (t->fd >= 0) {
-    if (t->fd_watched) t->cfg.watch(t->cfg.ctx, t->fd, 0);
+    if (t->fd_watched) t->e.cfg.watch(t->e.cfg.ctx, t->fd, 0);
     close(t->fd);
   }
   if (t->afd >= 0) {
-    if (t->afd_watched) t->cfg.watch(t->cfg.ctx, t->afd, 0);
+    if (t->afd_watched) t->e.cfg.watch(t->e.cfg.ctx, t->afd, 0);
     close(t->afd);
   }
   if (t->sfd >= 0) close(t->sfd);
@@ -1027,7 +933,7 @@ static void amudp_close(gasnetc_transport_t *t) {
 #if GASNETC_THREADS
   pthread_mutex_destroy(&t->lock);
 #endif
-  free(t->peers);
+  free(t->e.peers);
   free(t);
 }
 

@@ -54,13 +54,13 @@
  * one queue there is, the receiver's socket buffer, is what the credit
  * window sizes (GASNET_UDP_CC=2 includes them, to measure its cost;
  * GASNET_UDP_CC=0 turns it off). Each cut has a counter (cc_cuts_loss,
- * cc_cuts_delay, cc_cuts_rto; cc_undos; cc_random_losses); amudp_cc_stats
- * prints the current windows. Called with t->lock held, from amudp_reliable.c only
- * (amudp_cc_init and amudp_cc_stats from amudp.c).
+ * cc_cuts_delay, cc_cuts_rto; cc_undos; cc_random_losses); amudp_cc_summary
+ * gives the current windows. Part of the engine (amudp_engine.h), called with
+ * the port's lock held, from amudp_reliable.c only (amudp_cc_init and
+ * amudp_cc_summary from the port).
  */
-#include "amudp_internal.h"
+#include "amudp_engine.h"
 
-#include <stdio.h>
 
 #define AMUDP_CC_INIT_MSS  10u  /* initial window, datagrams (RFC 6928) */
 #define AMUDP_CC_FLOOR_MSS 4u   /* the window never goes below this, datagrams:
@@ -88,8 +88,8 @@ static void cc_set(amudp_peer_t *p, size_t cwnd, size_t ssthresh) {
   p->cc.recover = p->snd_nxt;
 }
 
-void amudp_cc_init(gasnetc_transport_t *t, amudp_peer_t *p, int on_host) {
-  p->cc.on = t->tun.cc == 2 || (t->tun.cc == 1 && !on_host);
+void amudp_cc_init(amudp_engine_t *e, amudp_peer_t *p, int on_host) {
+  p->cc.on = e->tun.cc == 2 || (e->tun.cc == 1 && !on_host);
   p->cc.cwnd = (size_t)AMUDP_CC_INIT_MSS * p->mtu;
   p->cc.ssthresh = SIZE_MAX;
   p->cc.acc = 0;
@@ -101,8 +101,8 @@ void amudp_cc_init(gasnetc_transport_t *t, amudp_peer_t *p, int on_host) {
 }
 
 GASNETI_HOT
-void amudp_cc_on_rtt(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t rtt, uint64_t now) {
-  (void)t;
+void amudp_cc_on_rtt(amudp_engine_t *e, amudp_peer_t *p, uint64_t rtt, uint64_t now) {
+  (void)e;
   if (!p->cc.on) return;
   if (now - p->cc.epoch_ns >= AMUDP_CC_BASE_EPOCH_NS) { /* a new epoch */
     p->cc.base_prev_ns = p->cc.base_ns;
@@ -119,17 +119,17 @@ static uint64_t cc_qdelay(const amudp_peer_t *p) {
 }
 
 GASNETI_HOT
-void amudp_cc_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, size_t acked) {
+void amudp_cc_on_ack(amudp_engine_t *e, amudp_peer_t *p, size_t acked) {
   if (!p->cc.on || !acked) return;
   p->cc.undo_cwnd = 0; /* the timeout stands (amudp_cc_on_late came first if not) */
-  uint64_t q = cc_qdelay(p), bound = t->tun.cc_delay_ns;
+  uint64_t q = cc_qdelay(p), bound = e->tun.cc_delay_ns;
   if (q > bound && cc_may_cut(p)) {
-    AMUDP_COUNT(t, cc_cuts_delay, 1);
+    AMUDP_COUNT(e, cc_cuts_delay, 1);
     size_t w = p->cc.cwnd - p->cc.cwnd / 8;
     cc_set(p, w, w); /* and leave slow start */
     return;
   }
-  size_t cap = t->tun.window_bytes;
+  size_t cap = e->tun.window_bytes;
   /* Grow only a window that limits the sender, not within a round trip of
    * a cut, not while the queue is building, not past the credit window. */
   if (p->fl_bytes + acked < p->cc.cwnd / 2 || !cc_may_cut(p) || q > bound / 2 ||
@@ -144,17 +144,17 @@ void amudp_cc_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, size_t acked) {
   if (p->cc.cwnd > cap) p->cc.cwnd = cap;
 }
 
-static void cc_halve(gasnetc_transport_t *t, amudp_peer_t *p) {
-  AMUDP_COUNT(t, cc_cuts_loss, 1);
+static void cc_halve(amudp_engine_t *e, amudp_peer_t *p) {
+  AMUDP_COUNT(e, cc_cuts_loss, 1);
   cc_set(p, p->cc.cwnd / 2, p->cc.cwnd / 2);
 }
 
 /* A loss that looked random (no queue): the first of a round starts the
  * round (the seqs sent by then) and gives up one MSS; more than half of the
  * round's datagrams lost is no longer random. */
-static void cc_random_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq) {
+static void cc_random_loss(amudp_engine_t *e, amudp_peer_t *p, uint32_t seq) {
   if (!seq_lt(seq, p->cc.rnd_end)) { /* a new round */
-    AMUDP_COUNT(t, cc_random_losses, 1);
+    AMUDP_COUNT(e, cc_random_losses, 1);
     p->cc.rnd_begin = p->cc.rnd_end;
     p->cc.rnd_end = p->snd_nxt;
     p->cc.rnd_lost = 0;
@@ -163,19 +163,19 @@ static void cc_random_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq
   }
   if (seq_lt(seq, p->cc.rnd_begin)) return;
   uint32_t n = p->cc.rnd_end - p->cc.rnd_begin;
-  if (++p->cc.rnd_lost >= AMUDP_CC_FLOOR_MSS && p->cc.rnd_lost * 2 > n) cc_halve(t, p);
+  if (++p->cc.rnd_lost >= AMUDP_CC_FLOOR_MSS && p->cc.rnd_lost * 2 > n) cc_halve(e, p);
 }
 
-void amudp_cc_on_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq) {
+void amudp_cc_on_loss(amudp_engine_t *e, amudp_peer_t *p, uint32_t seq) {
   if (!p->cc.on || seq_lt(seq, p->cc.recover)) return; /* same event as the last cut */
-  if (cc_qdelay(p) > t->tun.cc_delay_ns / 2) cc_halve(t, p); /* our queue overflowed */
-  else cc_random_loss(t, p, seq);
+  if (cc_qdelay(p) > e->tun.cc_delay_ns / 2) cc_halve(e, p); /* our queue overflowed */
+  else cc_random_loss(e, p, seq);
 }
 
 /* After amudp_rel_timers counted the timeout in p->backoff. */
-void amudp_cc_on_rto(gasnetc_transport_t *t, amudp_peer_t *p) {
+void amudp_cc_on_rto(amudp_engine_t *e, amudp_peer_t *p) {
   if (!p->cc.on) return;
-  AMUDP_COUNT(t, cc_cuts_rto, 1);
+  AMUDP_COUNT(e, cc_cuts_rto, 1);
   if (p->backoff > 2) { /* the same stall again: ssthresh stays (RFC 5681 3.1) */
     cc_set(p, 0, p->cc.ssthresh);
     return;
@@ -185,24 +185,25 @@ void amudp_cc_on_rto(gasnetc_transport_t *t, amudp_peer_t *p) {
   cc_set(p, 0, p->cc.cwnd / 2);
 }
 
-void amudp_cc_on_late(gasnetc_transport_t *t, amudp_peer_t *p) {
+void amudp_cc_on_late(amudp_engine_t *e, amudp_peer_t *p) {
   if (!p->cc.on || !p->cc.undo_cwnd) return;
-  AMUDP_COUNT(t, cc_undos, 1);
+  AMUDP_COUNT(e, cc_undos, 1);
   if (p->cc.undo_cwnd > p->cc.cwnd) p->cc.cwnd = p->cc.undo_cwnd;
   if (p->cc.undo_ssthresh > p->cc.ssthresh) p->cc.ssthresh = p->cc.undo_ssthresh;
   p->cc.undo_cwnd = 0;
 }
 
-void amudp_cc_stats(gasnetc_transport_t *t, FILE *out) {
-  size_t lo = SIZE_MAX, hi = 0;
+uint32_t amudp_cc_summary(const amudp_engine_t *e, size_t *lo, size_t *hi) {
   uint32_t n = 0;
-  for (uint32_t r = 0; t->peers && r < t->cfg.nranks; r++) {
-    const amudp_peer_t *p = &t->peers[r];
-    if (!p->cc.on || p->gone || r == t->cfg.myrank) continue;
+  *lo = SIZE_MAX;
+  *hi = 0;
+  for (uint32_t r = 0; e->peers && r < e->cfg.nranks; r++) {
+    const amudp_peer_t *p = &e->peers[r];
+    if (!p->cc.on || p->gone || r == e->cfg.myrank) continue;
     n++;
-    if (p->cc.cwnd < lo) lo = p->cc.cwnd;
-    if (p->cc.cwnd > hi) hi = p->cc.cwnd;
+    if (p->cc.cwnd < *lo) *lo = p->cc.cwnd;
+    if (p->cc.cwnd > *hi) *hi = p->cc.cwnd;
   }
-  fprintf(out, "udp_cc %d\nudp_cc_peers %u\nudp_cc_cwnd_min %zu\nudp_cc_cwnd_max %zu\n",
-          t->tun.cc, n, n ? lo : 0, hi);
+  if (!n) *lo = 0;
+  return n;
 }

@@ -1,6 +1,8 @@
 /*
- * amudp_fault.c - built-in fault injection, and the one place datagrams
- * leave the process (amudp_xmit).
+ * amudp_fault.c - the engine's output (amudp_port_ops: emit, batch_begin,
+ * batch_end; amudp_engine.h), the one place datagrams leave the process:
+ * batched by sendmmsg and GSO, with the built-in fault injection wrapped
+ * around it (port_emit).
  *
  * GASNET_UDP_DROP, GASNET_UDP_DUP and GASNET_UDP_REORDER are probabilities
  * (0..1) applied to every outgoing datagram, data and control alike:
@@ -12,7 +14,7 @@
  * more, so a test can show that every frame of a lost aggregate is
  * recovered exactly once.
  */
-#include "amudp_internal.h"
+#include "amudp_port.h"
 #include "gasneti_sys.h" /* the message path's system calls */
 #include "gasneti_time.h"
 
@@ -20,6 +22,7 @@
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,7 +38,7 @@ void amudp_fault_init(gasnetc_transport_t *t) {
   f->reorder = amudp_env_num(t, "GASNET_UDP_REORDER", 0, 0, 1);
   double seed = amudp_env_num(t, "GASNET_UDP_SEED", 0, 0, 1e18);
   uint64_t s = seed > 0 ? (uint64_t)seed
-                        : ((uint64_t)getpid() << 32) ^ gasneti_now_ns() ^ t->cfg.myrank;
+                        : ((uint64_t)getpid() << 32) ^ gasneti_now_ns() ^ t->e.cfg.myrank;
   /* splitmix64 step so that small seeds still give a well-mixed state */
   s += 0x9e3779b97f4a7c15ULL;
   s = (s ^ (s >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -118,10 +121,10 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
   for (int tries = 0, refused = 0;;) {
     ssize_t n = flat ? gasneti_sys_sendto(fd, flat, len, 0, mh.msg_name, mh.msg_namelen)
                      : gasneti_sys_sendmsg(fd, &mh, 0);
-    AMUDP_COUNT(t, sendmsg_calls, 1);
+    AMUDP_COUNT(&t->e, sendmsg_calls, 1);
     if (n >= 0) {
-      AMUDP_COUNT(t, datagrams_sent, 1);
-      AMUDP_COUNT(t, bytes_sent, (uint64_t)n);
+      AMUDP_COUNT(&t->e, datagrams_sent, 1);
+      AMUDP_COUNT(&t->e, bytes_sent, (uint64_t)n);
       return;
     }
     if (errno == EINTR) continue;
@@ -133,7 +136,7 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
     if (fd != t->fd && !refused++ &&
         (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH ||
          errno == EHOSTDOWN)) {
-      AMUDP_COUNT(t, send_refused, 1);
+      AMUDP_COUNT(&t->e, send_refused, 1);
       continue;
     }
     if ((errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) &&
@@ -142,7 +145,7 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
       poll(&pf, 1, 1);
       continue;
     }
-    AMUDP_COUNT(t, send_errors, 1);
+    AMUDP_COUNT(&t->e, send_errors, 1);
     return;
   }
 }
@@ -157,7 +160,7 @@ static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
  * turned off and the batch goes out datagram by datagram. */
 
 GASNETI_HOT
-void amudp_tx_begin(gasnetc_transport_t *t) {
+static void amudp_tx_begin(gasnetc_transport_t *t) {
   if (t->txq) t->txq->open++;
 }
 
@@ -167,7 +170,7 @@ static void tx_flush(gasnetc_transport_t *t) {
   for (int i = 0; i < q->n;) {
     int j = i + 1;
     size_t total = q->len[i];
-    if (t->tun.gso)
+    if (t->e.tun.gso)
       while (j < q->n && q->peer[j] == q->peer[i] && j - i < AMUDP_GSO_MAX_SEGS &&
              dest_of(q->peer[j], &q->iov[q->iov0[j]]) == dest_of(q->peer[i], &q->iov[q->iov0[i]]) &&
              q->len[j] <= q->len[i] && total + q->len[j] <= AMUDP_GSO_MAX_BYTES &&
@@ -200,14 +203,14 @@ static void tx_flush(gasnetc_transport_t *t) {
   int done = 0;
   while (done < nout) {
     int k = gasneti_sys_sendmmsg(t->fd, q->out + done, (unsigned)(nout - done), 0);
-    AMUDP_COUNT(t, sendmmsg_calls, 1);
+    AMUDP_COUNT(&t->e, sendmmsg_calls, 1);
     if (k > 0) {
       for (int m = done; m < done + k; m++) {
-        AMUDP_COUNT(t, datagrams_sent, (uint64_t)cnt[m]);
-        AMUDP_COUNT(t, bytes_sent, q->out[m].msg_len);
+        AMUDP_COUNT(&t->e, datagrams_sent, (uint64_t)cnt[m]);
+        AMUDP_COUNT(&t->e, bytes_sent, q->out[m].msg_len);
         if (cnt[m] > 1) {
-          AMUDP_COUNT(t, gso_sends, 1);
-          AMUDP_COUNT(t, gso_segments, (uint64_t)cnt[m]);
+          AMUDP_COUNT(&t->e, gso_sends, 1);
+          AMUDP_COUNT(&t->e, gso_segments, (uint64_t)cnt[m]);
         }
       }
       done += k;
@@ -217,7 +220,7 @@ static void tx_flush(gasnetc_transport_t *t) {
     /* Not now (a full buffer), or the kernel refuses a GSO send: the rest
      * one datagram at a time, with raw_send_now's waiting and counting. */
     if (k < 0 && cnt[done] > 1 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS)
-      t->tun.gso = 0;
+      t->e.tun.gso = 0;
     for (int d = first[done]; d < q->n; d++)
       raw_send_now(t, q->peer[d], &q->iov[q->iov0[d]],
                    (d + 1 < q->n ? q->iov0[d + 1] : q->niov) - q->iov0[d]);
@@ -227,7 +230,7 @@ static void tx_flush(gasnetc_transport_t *t) {
 }
 
 GASNETI_HOT
-void amudp_tx_end(gasnetc_transport_t *t) {
+static void amudp_tx_end(gasnetc_transport_t *t) {
   amudp_txq_t *q = t->txq;
   if (!q || --q->open > 0) return;
   if (q->n == 1) { /* one datagram: sendmsg is the cheaper call */
@@ -277,15 +280,15 @@ static void release_held(gasnetc_transport_t *t) {
 }
 
 GASNETI_HOT
-void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov,
-                int iovcnt) {
+static void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov,
+                       int iovcnt) {
   amudp_fault_t *f = &t->fault;
   if (!f->active) {
     raw_send(t, p, iov, iovcnt);
     return;
   }
   if (f->drop > 0 && fault_rand(f) < f->drop) {
-    AMUDP_COUNT(t, fault_dropped, 1);
+    AMUDP_COUNT(&t->e, fault_dropped, 1);
     return;
   }
   if (f->reorder > 0 && !f->held_peer && fault_rand(f) < f->reorder) {
@@ -297,14 +300,14 @@ void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov
     f->held_len = len;
     f->held_peer = p;
     f->held_due_ns = gasneti_now_ns() + AMUDP_REORDER_HOLD_NS;
-    if (f->held_due_ns < t->next_deadline_ns) t->next_deadline_ns = f->held_due_ns;
-    AMUDP_COUNT(t, fault_reordered, 1);
+    if (f->held_due_ns < t->e.next_deadline_ns) t->e.next_deadline_ns = f->held_due_ns;
+    AMUDP_COUNT(&t->e, fault_reordered, 1);
     return;
   }
   raw_send(t, p, iov, iovcnt);
   if (f->dup > 0 && fault_rand(f) < f->dup) {
     raw_send(t, p, iov, iovcnt);
-    AMUDP_COUNT(t, fault_duplicated, 1);
+    AMUDP_COUNT(&t->e, fault_duplicated, 1);
   }
   if (f->held_peer) release_held(t); /* goes out after a later datagram */
 }
@@ -317,10 +320,52 @@ uint64_t amudp_fault_timers(gasnetc_transport_t *t, uint64_t now) {
   return UINT64_MAX;
 }
 
-int amudp_fault_drop_agg(gasnetc_transport_t *t, unsigned nframes) {
-  if (!t->fault.drop_agg || nframes < t->fault.drop_agg) return 0;
+/* GASNET_UDP_DROP_AGG: the first transmission (no AMUDP_F_RETX) of the
+ * first aggregate of that many frames (its msg_id) or more is lost. */
+static int amudp_fault_drop_agg(gasnetc_transport_t *t, const struct iovec *iov) {
+  const unsigned char *b = iov[0].iov_base;
+  if (!t->fault.drop_agg || amudp_wire_peek_type(b) != AMUDP_T_AGG ||
+      (amudp_wire_peek_flags(b) & AMUDP_F_RETX))
+    return 0;
+  uint32_t nframes = amudp_wire_peek_msg_id(b);
+  if (nframes < t->fault.drop_agg) return 0;
   t->fault.drop_agg = 0;
-  AMUDP_COUNT(t, fault_agg_dropped, 1);
-  AMUDP_COUNT(t, fault_agg_frames, nframes);
+  AMUDP_COUNT(&t->e, fault_agg_dropped, 1);
+  AMUDP_COUNT(&t->e, fault_agg_frames, nframes);
   return 1;
 }
+
+/* ---- the engine's output (amudp_engine.h: amudp_port_ops_t), ctx = t ---- */
+
+GASNETI_HOT
+static void port_emit(void *ctx, amudp_peer_t *p, const struct iovec *iov, int iovcnt) {
+  gasnetc_transport_t *t = ctx;
+  if (!amudp_fault_drop_agg(t, iov)) amudp_xmit(t, p, iov, iovcnt);
+}
+
+GASNETI_HOT
+static void port_batch_begin(void *ctx) { amudp_tx_begin(ctx); }
+
+GASNETI_HOT
+static void port_batch_end(void *ctx) { amudp_tx_end(ctx); }
+
+#if GASNETC_THREADS
+static void port_unlock(void *ctx) { AMUDP_UNLOCK((gasnetc_transport_t *)ctx); }
+static void port_lock(void *ctx) { AMUDP_LOCK((gasnetc_transport_t *)ctx); }
+static void port_pause(void *ctx) {
+  AMUDP_UNLOCK((gasnetc_transport_t *)ctx);
+  sched_yield();
+  AMUDP_LOCK((gasnetc_transport_t *)ctx);
+}
+#endif
+
+const amudp_port_ops_t amudp_port_ops = {
+  .emit = port_emit,
+  .batch_begin = port_batch_begin,
+  .batch_end = port_batch_end,
+#if GASNETC_THREADS
+  .unlock = port_unlock,
+  .lock = port_lock,
+  .pause = port_pause,
+#endif
+};

@@ -1,5 +1,6 @@
 /*
- * amudp_frag.c - frames to datagrams and back.
+ * amudp_frag.c - frames to datagrams and back (part of the engine,
+ * amudp_engine.h).
  *
  * A frame (core header + payload of up to AMUDP_MAX_PAYLOAD bytes) goes out
  * as one or more DATA datagrams of at most the peer's MTU. Each carries the
@@ -16,16 +17,15 @@
  * acknowledged. A borrowed payload (amudp_msg_borrow) is not copied at all:
  * the fragments point into the caller's memory.
  */
-#include "amudp_internal.h"
+#include "amudp_engine.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 
 GASNETI_HOT
-int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
+int amudp_frag_send(amudp_engine_t *e, amudp_peer_t *p, const void *hdr,
                     size_t hdrlen, const void *payload, size_t paylen,
                     amudp_msg_t *lent, int is_reply, uint64_t now) {
   size_t room = p->mtu - AMUDP_HDR_LEN - hdrlen; /* >= AMUDP_PKT_INLINE */
@@ -33,12 +33,12 @@ int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
   amudp_pkt_t *first = NULL, *last = NULL;
   amudp_msg_t *m = lent;
   if (lent && paylen <= AMUDP_PKT_INLINE) m = NULL; /* inline after all */
-  else if (!m && paylen > AMUDP_PKT_INLINE && !(m = amudp_msg_get(t, paylen))) return -ENOMEM;
+  else if (!m && paylen > AMUDP_PKT_INLINE && !(m = amudp_msg_get(e, paylen))) return -ENOMEM;
   for (size_t i = 0; i < nfrag; i++) {
-    amudp_pkt_t *pkt = amudp_pkt_get(t);
+    amudp_pkt_t *pkt = amudp_pkt_get(e);
     if (!pkt) { /* give back what we took; nothing was queued */
-      while (first) { amudp_pkt_t *n = first->next; amudp_pkt_put(t, first); first = n; }
-      if (m && m != lent) amudp_msg_put(t, m); /* the caller gives lent back */
+      while (first) { amudp_pkt_t *n = first->next; amudp_pkt_put(e, first); first = n; }
+      if (m && m != lent) amudp_msg_put(e, m); /* the caller gives lent back */
       return -ENOMEM;
     }
     if (last) last->next = pkt; else first = pkt;
@@ -56,7 +56,7 @@ int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
     next = pkt->next;
     memset(&pkt->h, 0, sizeof pkt->h);
     pkt->h.type = AMUDP_T_DATA;
-    pkt->h.src = t->cfg.myrank;
+    pkt->h.src = e->cfg.myrank;
     pkt->h.dst = p->rank;
     pkt->h.hdrlen = (uint16_t)hdrlen;
     pkt->h.flags = is_reply ? AMUDP_F_REPLY : 0;
@@ -76,13 +76,13 @@ int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
     }
     /* A frame of one datagram that finds nothing queued and the window
      * open leaves now; anything else waits its turn in the queues. */
-    if (nfrag > 1 || !amudp_rel_send_now(t, p, pkt, is_reply, now))
-      amudp_rel_enqueue(t, p, pkt, is_reply);
+    if (nfrag > 1 || !amudp_rel_send_now(e, p, pkt, is_reply, now))
+      amudp_rel_enqueue(e, p, pkt, is_reply);
   }
-  if (lent && !m) amudp_msg_put(t, lent); /* copied inline above */
-  AMUDP_COUNT(t, frames_sent, 1);
+  if (lent && !m) amudp_msg_put(e, lent); /* copied inline above */
+  AMUDP_COUNT(e, frames_sent, 1);
   p->last_data_ns = now;
-  amudp_rel_pump(t, p, now);
+  amudp_rel_pump(e, p, now);
   return 0;
 }
 
@@ -110,14 +110,14 @@ static void deliver_whole(const gasnetc_transport_config_t *c, uint32_t src,
 
 /* An AGG datagram, split into its frames in order (amudp_wire_decode has
  * checked every record). Returns the number delivered. */
-int amudp_frag_deliver_agg(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it) {
+int amudp_frag_deliver_agg(amudp_engine_t *e, uint32_t src, amudp_rxitem_t *it) {
   unsigned char *buf = it->data - AMUDP_HDR_LEN; /* the datagram */
   size_t off = AMUDP_HDR_LEN;
   for (uint32_t i = 0; i < it->h.msg_id; i++) {
     amudp_wire_rec_t r;
     size_t next = amudp_wire_rec_decode(buf, off, &r);
     unsigned char *hdr = buf + off + AMUDP_REC_LEN;
-    deliver_whole(&t->cfg, src, hdr, r.hdrlen, hdr + r.hdrlen, r.paylen);
+    deliver_whole(&e->cfg, src, hdr, r.hdrlen, hdr + r.hdrlen, r.paylen);
     off = next;
   }
   return (int)it->h.msg_id;
@@ -127,7 +127,7 @@ int amudp_frag_deliver_agg(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t 
  * first fragment to arrive; NULL (counted) when it disagrees with the
  * frame's first one or brings more bytes than the frame lacks (an
  * overlap): malformed, dropped. Lock held. */
-static amudp_reasm_t *reasm_find(gasnetc_transport_t *t, amudp_peer_t *p,
+static amudp_reasm_t *reasm_find(amudp_engine_t *e, amudp_peer_t *p,
                                  const amudp_rxitem_t *it) {
   const amudp_wire_hdr_t *h = &it->h;
   amudp_reasm_t *r = p->reasm;
@@ -142,7 +142,7 @@ static amudp_reasm_t *reasm_find(gasnetc_transport_t *t, amudp_peer_t *p,
     p->reasm = r;
   }
   if (r->msg_len != h->msg_len || r->hdrlen != h->hdrlen || it->len > r->msg_len - r->got) {
-    AMUDP_COUNT(t, bad_frag, 1);
+    AMUDP_COUNT(e, bad_frag, 1);
     return NULL;
   }
   return r;
@@ -151,22 +151,20 @@ static amudp_reasm_t *reasm_find(gasnetc_transport_t *t, amudp_peer_t *p,
 /* Where r's payload goes: place()'s destination, asked once per frame
  * (with the lock released: place runs the core's code), or a buffer from
  * the payload cache, as for sends. Lock held. */
-static void reasm_dest(gasnetc_transport_t *t, amudp_reasm_t *r, uint32_t src) {
+static void reasm_dest(amudp_engine_t *e, amudp_reasm_t *r, uint32_t src) {
 #if GASNETC_THREADS
   while (r->state == 1) { /* another thread is in place() for this frame */
-    AMUDP_UNLOCK(t);
-    sched_yield();
-    AMUDP_LOCK(t);
+    e->out->pause(e->out_ctx); /* releases the lock while it waits */
   }
 #endif
   if (r->state != 0) return;
-  const gasnetc_transport_config_t *c = &t->cfg;
+  const gasnetc_transport_config_t *c = &e->cfg;
   r->state = 1;
-  AMUDP_UNLOCK(t);
+  amudp_port_unlock(e);
   void *d = c->place ? c->place(c->ctx, src, r->hdr, r->hdrlen, r->msg_len) : NULL;
-  AMUDP_LOCK(t);
+  amudp_port_lock(e);
   if (!d) {
-    if (!(r->owned = amudp_msg_get(t, r->msg_len))) amudp_frag_nomem(r->msg_len);
+    if (!(r->owned = amudp_msg_get(e, r->msg_len))) amudp_frag_nomem(r->msg_len);
     d = r->owned->data;
   }
   r->dest = d;
@@ -174,8 +172,8 @@ static void reasm_dest(gasnetc_transport_t *t, amudp_reasm_t *r, uint32_t src) {
 }
 
 GASNETI_HOT
-int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it) {
-  const gasnetc_transport_config_t *c = &t->cfg;
+int amudp_frag_deliver(amudp_engine_t *e, uint32_t src, amudp_rxitem_t *it) {
+  const gasnetc_transport_config_t *c = &e->cfg;
   const amudp_wire_hdr_t *h = &it->h;
 
   /* Whole frame in one datagram (decode made sure frag_off == 0 then). */
@@ -184,20 +182,20 @@ int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it)
     return 1;
   }
 
-  amudp_peer_t *p = &t->peers[src];
-  AMUDP_LOCK(t);
-  amudp_reasm_t *r = reasm_find(t, p, it);
+  amudp_peer_t *p = &e->peers[src];
+  amudp_port_lock(e);
+  amudp_reasm_t *r = reasm_find(e, p, it);
   if (!r) {
-    AMUDP_UNLOCK(t);
+    amudp_port_unlock(e);
     return 0;
   }
-  reasm_dest(t, r, src);
+  reasm_dest(e, r, src);
   unsigned char *dest = r->dest;
-  AMUDP_UNLOCK(t);
+  amudp_port_unlock(e);
 
   memcpy(dest + h->frag_off, it->data, it->len); /* fragments are disjoint */
 
-  AMUDP_LOCK(t);
+  amudp_port_lock(e);
   r->got += (uint32_t)it->len;
   int done = r->got >= r->msg_len;
   if (done) {
@@ -205,13 +203,13 @@ int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it)
     while (*pp != r) pp = &(*pp)->next;
     *pp = r->next;
   }
-  AMUDP_UNLOCK(t);
+  amudp_port_unlock(e);
   if (!done) return 0;
   c->deliver(c->ctx, src, r->hdr, r->hdrlen, r->dest, r->msg_len);
   if (r->owned) {
-    AMUDP_LOCK(t);
-    amudp_msg_put(t, r->owned);
-    AMUDP_UNLOCK(t);
+    amudp_port_lock(e);
+    amudp_msg_put(e, r->owned);
+    amudp_port_unlock(e);
   }
   free(r);
   return 1;

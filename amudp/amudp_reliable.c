@@ -1,5 +1,6 @@
 /*
- * amudp_reliable.c - reliable delivery over UDP, per peer.
+ * amudp_reliable.c - reliable delivery over UDP, per peer (part of the
+ * engine, amudp_engine.h: its datagrams leave through e->out).
  *
  * Sending. Every DATA datagram gets the next sequence number of its peer
  * when it is first transmitted, and stays on the peer's in-flight list
@@ -66,8 +67,7 @@
  * unacked, so a rank blocked waiting on a stopped peer still notices;
  * peers unused for longer cost nothing.
  */
-#include "amudp_internal.h"
-#include "gasneti_time.h"
+#include "amudp_engine.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -81,11 +81,11 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 #define AMUDP_PKT_FREE_MAX 1024
 
 GASNETI_HOT
-amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
-  amudp_pkt_t *pkt = t->pkt_free;
+amudp_pkt_t *amudp_pkt_get(amudp_engine_t *e) {
+  amudp_pkt_t *pkt = e->pkt_free;
   if (pkt) {
-    t->pkt_free = pkt->next;
-    t->npkt_free--;
+    e->pkt_free = pkt->next;
+    e->npkt_free--;
   } else if (!(pkt = malloc(sizeof *pkt))) {
     return NULL;
   }
@@ -106,13 +106,13 @@ amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t) {
 _Static_assert((AMUDP_MSG_MIN << (AMUDP_MSG_CLASSES - 1)) == AMUDP_MAX_PAYLOAD,
                "the largest payload class holds a whole frame");
 
-amudp_msg_t *amudp_msg_get(gasnetc_transport_t *t, size_t len) {
+amudp_msg_t *amudp_msg_get(amudp_engine_t *e, size_t len) {
   unsigned cls = 0;
   while ((size_t)AMUDP_MSG_MIN << cls < len) cls++;
-  amudp_msg_t *m = t->msg_free[cls];
+  amudp_msg_t *m = e->msg_free[cls];
   if (m) {
-    t->msg_free[cls] = m->next;
-    t->msg_cached -= (size_t)AMUDP_MSG_MIN << cls;
+    e->msg_free[cls] = m->next;
+    e->msg_cached -= (size_t)AMUDP_MSG_MIN << cls;
   } else if ((m = malloc(sizeof *m + ((size_t)AMUDP_MSG_MIN << cls)))) {
     m->cls = (uint8_t)cls;
     m->ext = NULL;
@@ -120,73 +120,75 @@ amudp_msg_t *amudp_msg_get(gasnetc_transport_t *t, size_t len) {
   return m;
 }
 
-void amudp_msg_put(gasnetc_transport_t *t, amudp_msg_t *m) {
+void amudp_msg_put(amudp_engine_t *e, amudp_msg_t *m) {
   if (m->ext) { /* borrowed: acknowledged, or dropped with its peer */
-    t->borrowed--;
-    m->next = t->borrow_done;
-    __atomic_store_n(&t->borrow_done, m, __ATOMIC_RELEASE); /* amudp_borrow_owed peeks */
+    e->borrowed--;
+    m->next = e->borrow_done;
+    __atomic_store_n(&e->borrow_done, m, __ATOMIC_RELEASE); /* amudp_borrow_owed peeks */
     return;
   }
   size_t cap = (size_t)AMUDP_MSG_MIN << m->cls;
-  if (t->msg_cached + cap > AMUDP_MSG_CACHE) {
+  if (e->msg_cached + cap > AMUDP_MSG_CACHE) {
     free(m);
     return;
   }
-  m->next = t->msg_free[m->cls];
-  t->msg_free[m->cls] = m;
-  t->msg_cached += cap;
+  m->next = e->msg_free[m->cls];
+  e->msg_free[m->cls] = m;
+  e->msg_cached += cap;
 }
 
 /* A borrowed payload: the fragments point into the caller's memory, and
  * the caller hears through send_done when they all are acknowledged. A
  * retransmission reads it again, so it is not copied either. */
-amudp_msg_t *amudp_msg_borrow(gasnetc_transport_t *t, const void *payload, void *cookie) {
+amudp_msg_t *amudp_msg_borrow(amudp_engine_t *e, const void *payload, void *cookie) {
   amudp_msg_t *m = malloc(sizeof *m);
   if (!m) return NULL;
   m->refs = 0;
   m->rc = 0;
   m->cookie = cookie;
   m->ext = payload;
-  t->borrowed++;
+  e->borrowed++;
   return m;
 }
 
-void amudp_borrow_run(gasnetc_transport_t *t) {
-  AMUDP_LOCK(t);
-  amudp_msg_t *m = t->borrow_done;
-  __atomic_store_n(&t->borrow_done, NULL, __ATOMIC_RELAXED);
-  AMUDP_UNLOCK(t);
+amudp_msg_t *amudp_borrow_take(amudp_engine_t *e) {
+  amudp_msg_t *m = e->borrow_done;
+  __atomic_store_n(&e->borrow_done, NULL, __ATOMIC_RELAXED);
+  return m;
+}
+
+void amudp_borrow_done(amudp_engine_t *e, amudp_msg_t *m) {
   while (m) {
     amudp_msg_t *next = m->next;
-    t->cfg.send_done(t->cfg.ctx, m->cookie, m->rc);
+    e->cfg.send_done(e->cfg.ctx, m->cookie, m->rc);
     free(m);
     m = next;
   }
 }
 
-void amudp_msg_cache_free(gasnetc_transport_t *t) {
+void amudp_msg_cache_free(amudp_engine_t *e) {
   for (int c = 0; c < AMUDP_MSG_CLASSES; c++) {
     amudp_msg_t *m;
-    while ((m = t->msg_free[c])) {
-      t->msg_free[c] = m->next;
+    while ((m = e->msg_free[c])) {
+      e->msg_free[c] = m->next;
       free(m);
     }
   }
-  t->msg_cached = 0;
+  e->msg_cached = 0;
 }
 
 GASNETI_HOT
-void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt) {
+void amudp_pkt_put(amudp_engine_t *e, amudp_pkt_t *pkt) {
   for (amudp_pkt_t *m = pkt->agg, *n; m; m = n) { /* an AGG container's frames */
     n = m->next;
     m->agg = NULL;
-    amudp_pkt_put(t, m);
+    amudp_pkt_put(e, m);
   }
-  if (pkt->msg && --pkt->msg->refs == 0) amudp_msg_put(t, pkt->msg);
-  if (t->npkt_free < AMUDP_PKT_FREE_MAX) {
-    pkt->next = t->pkt_free;
-    t->pkt_free = pkt;
-    t->npkt_free++;
+  if (pkt->msg && --pkt->msg->refs == 0) amudp_msg_put(e, pkt->msg);
+  if (e->npkt_free < AMUDP_PKT_FREE_MAX) {
+    pkt->next = e->pkt_free;
+    e->pkt_free = pkt;
+    e->npkt_free++;
   } else {
     free(pkt);
   }
@@ -204,22 +206,22 @@ static amudp_pkt_t *fifo_pop(amudp_fifo_t *q) {
   return pkt;
 }
 
-static void flight_unlink(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt) {
-  t->nfl--;
-  t->fl_bytes -= pkt->wirelen;
+static void flight_unlink(amudp_engine_t *e, amudp_peer_t *p, amudp_pkt_t *pkt) {
+  e->nfl--;
+  e->fl_bytes -= pkt->wirelen;
   p->fl_bytes -= pkt->wirelen;
   if (pkt->prev) pkt->prev->next = pkt->next; else p->fl_head = pkt->next;
   if (pkt->next) pkt->next->prev = pkt->prev; else p->fl_tail = pkt->prev;
 }
 
-void amudp_rel_peer_init(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
-  p->snd_nxt = t->tun.isn;
-  p->rcv_next = t->tun.isn;
-  p->ack_sent_next = t->tun.isn;
-  p->rto_ns = t->tun.rto_init_ns;
+void amudp_rel_peer_init(amudp_engine_t *e, amudp_peer_t *p, uint64_t now) {
+  p->snd_nxt = e->tun.isn;
+  p->rcv_next = e->tun.isn;
+  p->ack_sent_next = e->tun.isn;
+  p->rto_ns = e->tun.rto_init_ns;
   p->last_heard_ns = now;
   p->last_data_ns = now;
-  p->ping_due_ns = now + t->tun.ping_ns;
+  p->ping_due_ns = now + e->tun.ping_ns;
 }
 
 /* Selective acks: bit i = seq rcv_next+1+i, i.e. ring bit (rcv_next+1+i)%64. */
@@ -235,10 +237,10 @@ static uint64_t sack_bits(const amudp_peer_t *p) {
  * ranks on 2 cores: tens of ms): from a fixed 5 ms start, nearly every
  * first datagram to every peer timed out and was resent (tests/core
  * t-scale.sh: 685k spurious retransmissions for 563k frames). */
-static uint64_t peer_rto(const gasnetc_transport_t *t, const amudp_peer_t *p) {
-  if (p->srtt_ns || !t->ens_srtt_ns) return p->rto_ns;
-  uint64_t e = t->ens_srtt_ns + 4 * t->ens_rttvar_ns;
-  return min_u64(e > p->rto_ns ? e : p->rto_ns, t->tun.rto_max_ns);
+static uint64_t peer_rto(const amudp_engine_t *e, const amudp_peer_t *p) {
+  if (p->srtt_ns || !e->ens_srtt_ns) return p->rto_ns;
+  uint64_t ens = e->ens_srtt_ns + 4 * e->ens_rttvar_ns;
+  return min_u64(ens > p->rto_ns ? ens : p->rto_ns, e->tun.rto_max_ns);
 }
 
 /* Doublings of the RTO at most while the peer was heard from within
@@ -251,25 +253,25 @@ static uint64_t peer_rto(const gasnetc_transport_t *t, const amudp_peer_t *p) {
 #define AMUDP_BACKOFF_HEARD 3
 
 /* The peer's RTO, doubled per timeout since it last acked anything. */
-static uint64_t rto_backed_off(const gasnetc_transport_t *t, const amudp_peer_t *p, uint64_t now) {
+static uint64_t rto_backed_off(const amudp_engine_t *e, const amudp_peer_t *p, uint64_t now) {
   unsigned b = p->backoff < 20 ? p->backoff : 20;
-  if (b > AMUDP_BACKOFF_HEARD && now < p->last_heard_ns + t->tun.rto_max_ns) b = AMUDP_BACKOFF_HEARD;
-  return min_u64(peer_rto(t, p) << b, t->tun.rto_max_ns);
+  if (b > AMUDP_BACKOFF_HEARD && now < p->last_heard_ns + e->tun.rto_max_ns) b = AMUDP_BACKOFF_HEARD;
+  return min_u64(peer_rto(e, p) << b, e->tun.rto_max_ns);
 }
 
 /* The flags our ack for p carries: AMUDP_F_LATE, and AMUDP_F_IDLE when it
  * was held past the ack delay for datagrams that did not ask for it. */
-static unsigned ack_flags(const gasnetc_transport_t *t, const amudp_peer_t *p, uint64_t now) {
+static unsigned ack_flags(const amudp_engine_t *e, const amudp_peer_t *p, uint64_t now) {
   unsigned f = (p->ack_late ? AMUDP_F_LATE : 0) | (p->ack_retx ? AMUDP_F_ACKRETX : 0);
-  if (p->ack_pending && p->ack_idle && now > p->ack_first_ns + t->tun.ack_delay_ns)
+  if (p->ack_pending && p->ack_idle && now > p->ack_first_ns + e->tun.ack_delay_ns)
     f |= AMUDP_F_IDLE;
   return f;
 }
 
 /* Our ack for p is on its way (alone or riding on DATA). */
-static void ack_sent(gasnetc_transport_t *t, amudp_peer_t *p) {
-  if (p->ack_pending) t->acks_delayed--;
-  if (p->ack_pending && p->ack_idle) t->acks_idle--;
+static void ack_sent(amudp_engine_t *e, amudp_peer_t *p) {
+  if (p->ack_pending) e->acks_delayed--;
+  if (p->ack_pending && p->ack_idle) e->acks_idle--;
   p->ack_idle = 0;
   p->ack_pending = 0;
   p->ack_now = 0;
@@ -292,21 +294,21 @@ static void rtt_smooth(uint64_t *srtt, uint64_t *rttvar, uint64_t r) {
   }
 }
 
-static void rtt_sample(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t r) {
+static void rtt_sample(amudp_engine_t *e, amudp_peer_t *p, uint64_t r) {
   rtt_smooth(&p->srtt_ns, &p->rttvar_ns, r);
-  rtt_smooth(&t->ens_srtt_ns, &t->ens_rttvar_ns, r);
+  rtt_smooth(&e->ens_srtt_ns, &e->ens_rttvar_ns, r);
   if (!p->min_rtt_ns || r < p->min_rtt_ns) p->min_rtt_ns = r;
   uint64_t rto = p->srtt_ns + 4 * p->rttvar_ns;
-  if (rto < t->tun.rto_min_ns) rto = t->tun.rto_min_ns;
-  p->rto_ns = min_u64(rto, t->tun.rto_max_ns);
-  AMUDP_COUNT(t, rtt_samples, 1);
+  if (rto < e->tun.rto_min_ns) rto = e->tun.rto_min_ns;
+  p->rto_ns = min_u64(rto, e->tun.rto_max_ns);
+  AMUDP_COUNT(e, rtt_samples, 1);
 }
 
 static int agg_iov(amudp_pkt_t *m, struct iovec *iov, int n);
 
 /* (Re)transmit one DATA datagram with our current ack for its peer. */
 GASNETI_HOT
-static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+static void transmit(amudp_engine_t *e, amudp_peer_t *p, amudp_pkt_t *pkt,
                      uint64_t now) {
   amudp_wire_hdr_t h = pkt->h;
   h.seq = pkt->seq;
@@ -315,19 +317,19 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
   if (pkt->ntx) h.flags |= AMUDP_F_RETX;
   if (pkt->at_rto) h.flags |= AMUDP_F_RTO;
   pkt->at_rto = 0;
-  h.flags |= (uint16_t)ack_flags(t, p, now);
+  h.flags |= (uint16_t)ack_flags(e, p, now);
   /* Do we wait on this ack? A retransmission, a window half full or with
    * more queued behind it, or a closing endpoint does; a lone message does
    * not, and its peer may keep the ack until traffic back carries it. */
   uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
-  int ackreq = pkt->ntx || t->closing || p->rep_q.head || p->req_q.head ||
-               (p->snd_nxt - una) * 2 >= t->tun.credits;
+  int ackreq = pkt->ntx || e->closing || p->rep_q.head || p->req_q.head ||
+               (p->snd_nxt - una) * 2 >= e->tun.credits;
   pkt->ackreq = (uint8_t)ackreq;
   if (ackreq) {
     h.flags |= AMUDP_F_ACKREQ;
-    AMUDP_COUNT(t, ackreq_sent, 1);
+    AMUDP_COUNT(e, ackreq_sent, 1);
   }
-  amudp_wire_encode(pkt->buf, &h, &t->keys);
+  amudp_wire_encode(pkt->buf, &h, &e->keys);
   struct iovec iov[1 + 3 * AMUDP_AGG_MAX_RECS];
   size_t head = AMUDP_HDR_LEN + h.hdrlen;
   int n = 1;
@@ -339,7 +341,7 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
     n = 2;
   }
   for (amudp_pkt_t *m = pkt->agg; m; m = m->next) n = agg_iov(m, iov, n);
-  if (!(pkt->agg && !pkt->ntx && amudp_fault_drop_agg(t, pkt->nagg))) amudp_xmit(t, p, iov, n);
+  e->out->emit(e->out_ctx, p, iov, n);
   if (!pkt->ntx) pkt->first_tx_ns = now;
   pkt->ntx++;
   pkt->tx_ns = now;
@@ -347,19 +349,36 @@ static void transmit(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
    * datagram (AMUDP_DRAIN_NS per datagram and 1 ns per byte, ~1 GB/s), so a
    * burst does not time out just for being queued behind itself. */
   uint32_t ahead = p->snd_nxt - (p->fl_head ? p->fl_head->seq : p->snd_nxt);
-  pkt->due_ns = now + rto_backed_off(t, p, now) + p->fl_bytes + (uint64_t)ahead * AMUDP_DRAIN_NS;
+  pkt->due_ns = now + rto_backed_off(e, p, now) + p->fl_bytes + (uint64_t)ahead * AMUDP_DRAIN_NS;
   if (!ackreq && p->holds_acks) pkt->due_ns += p->ack_idle_ns; /* its ack may wait that long */
-  t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
-  ack_sent(t, p); /* it rode along */
-  AMUDP_COUNT(t, data_sent, 1);
+  e->next_deadline_ns = min_u64(e->next_deadline_ns, pkt->due_ns);
+  ack_sent(e, p); /* it rode along */
+  AMUDP_COUNT(e, data_sent, 1);
+}
+
+/* Out of request credits: the caller makes progress (acks return them)
+ * and tries again. Replies are never refused, so handlers replying cannot
+ * deadlock; their number is bounded by the requests peers may have in
+ * flight (their credits). */
+int amudp_rel_refuse(amudp_engine_t *e, amudp_peer_t *p, int is_reply) {
+  if (is_reply || p->gone) return 0;
+  /* Aggregating, small frames may queue beyond the credits (a bounded
+   * number): they will leave together in the next datagrams the window
+   * admits. Large frames' fragments still get the credits alone. */
+  int out = p->nreq >= e->tun.credits &&
+            !(e->tun.agg && p->nreq_q < AMUDP_AGG_QUEUE && p->reqq_bytes < AMUDP_AGG_QUEUE_BYTES &&
+              e->queued < AMUDP_AGG_QUEUE_ALL);
+  e->refused = (uint8_t)out; /* until a request is taken, we wait on acks */
+  if (out) AMUDP_COUNT(e, send_blocked, 1);
+  return out;
 }
 
 GASNETI_HOT
-void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+void amudp_rel_enqueue(amudp_engine_t *e, amudp_peer_t *p, amudp_pkt_t *pkt,
                        int is_reply) {
-  (void)t;
+  (void)e;
   pkt->is_req = !is_reply;
-  t->queued++;
+  e->queued++;
   if (is_reply) {
     fifo_push(&p->rep_q, pkt);
   } else {
@@ -370,9 +389,9 @@ void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt
   }
 }
 
-static amudp_pkt_t *queue_pop(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fifo_t *q) {
+static amudp_pkt_t *queue_pop(amudp_engine_t *e, amudp_peer_t *p, amudp_fifo_t *q) {
   amudp_pkt_t *pkt = fifo_pop(q);
-  if (pkt) t->queued--;
+  if (pkt) e->queued--;
   if (pkt && q == &p->req_q) {
     p->nreq_q--;
     p->reqq_bytes -= pkt->wirelen;
@@ -417,15 +436,15 @@ static int agg_iov(amudp_pkt_t *m, struct iovec *iov, int n) {
 /* Pop first's company from q into an AGG container of at most `room`
  * bytes; returns the container, or first alone when nothing joins it (or
  * no container can be had). */
-static amudp_pkt_t *agg_build(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fifo_t *q,
+static amudp_pkt_t *agg_build(amudp_engine_t *e, amudp_peer_t *p, amudp_fifo_t *q,
                               amudp_pkt_t *first, size_t room) {
   size_t bytes = AMUDP_HDR_LEN + agg_rec_bytes(first);
   if (!q->head || bytes > room || bytes + agg_rec_bytes(q->head) > room) return first;
-  amudp_pkt_t *c = amudp_pkt_get(t);
+  amudp_pkt_t *c = amudp_pkt_get(e);
   if (!c) return first;
   memset(&c->h, 0, sizeof c->h);
   c->h.type = AMUDP_T_AGG;
-  c->h.src = t->cfg.myrank;
+  c->h.src = e->cfg.myrank;
   c->h.dst = p->rank;
   c->h.flags = first->h.flags & AMUDP_F_REPLY;
   c->is_req = first->is_req;
@@ -440,87 +459,87 @@ static amudp_pkt_t *agg_build(gasnetc_transport_t *t, amudp_peer_t *p, amudp_fif
     c->nagg++;
     if (c->nagg >= AMUDP_AGG_MAX_RECS || !q->head || bytes + agg_rec_bytes(q->head) > room) break;
     bytes += agg_rec_bytes(q->head);
-    m = queue_pop(t, p, q);
+    m = queue_pop(e, p, q);
   }
   c->wirelen = bytes;
   c->h.msg_id = c->nagg;
   c->h.msg_len = (uint32_t)(bytes - AMUDP_HDR_LEN);
   if (c->is_req) p->nreq -= c->nagg - 1u; /* now one request datagram */
-  AMUDP_COUNT(t, agg_sent, 1);
-  AMUDP_COUNT(t, agg_frames, c->nagg);
+  AMUDP_COUNT(e, agg_sent, 1);
+  AMUDP_COUNT(e, agg_frames, c->nagg);
   return c;
 }
 
 /* The bytes of one class that may be in flight to p: replies may fill the
  * whole window, requests only their share of it; either way no more than
  * the congestion window (amudp_cc.c). */
-static size_t window_cap(const gasnetc_transport_t *t, const amudp_peer_t *p, int is_reply) {
-  return amudp_cc_window(p, is_reply ? t->tun.window_bytes : t->tun.req_window_bytes);
+static size_t window_cap(const amudp_engine_t *e, const amudp_peer_t *p, int is_reply) {
+  return amudp_cc_window(p, is_reply ? e->tun.window_bytes : e->tun.req_window_bytes);
 }
 
 /* Does the window admit a datagram of `wirelen` bytes of this class now?
  * Replies may fill the whole window (datagrams and bytes); requests only
  * `credits` datagrams and the same share of the bytes. An empty window
  * always admits one datagram, however large. */
-static int window_admits(const gasnetc_transport_t *t, const amudp_peer_t *p, int is_reply,
+static int window_admits(const amudp_engine_t *e, const amudp_peer_t *p, int is_reply,
                          size_t wirelen) {
   uint32_t una = p->fl_head ? p->fl_head->seq : p->snd_nxt;
-  if (p->snd_nxt - una >= (is_reply ? t->tun.window : t->tun.credits)) return 0;
-  return !p->fl_head || p->fl_bytes + wirelen <= window_cap(t, p, is_reply);
+  if (p->snd_nxt - una >= (is_reply ? e->tun.window : e->tun.credits)) return 0;
+  return !p->fl_head || p->fl_bytes + wirelen <= window_cap(e, p, is_reply);
 }
 
 /* pkt takes the next seq and joins the in-flight list. */
-static void flight_push(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt, uint64_t now) {
+static void flight_push(amudp_engine_t *e, amudp_peer_t *p, amudp_pkt_t *pkt, uint64_t now) {
   pkt->seq = p->snd_nxt++;
   pkt->next = NULL;
   pkt->prev = p->fl_tail;
   if (p->fl_tail) p->fl_tail->next = pkt; else p->fl_head = pkt;
   p->fl_tail = pkt;
   p->fl_bytes += pkt->wirelen;
-  t->fl_bytes += pkt->wirelen;
-  if (t->nfl++ == 0) t->fl_since_ns = now;
+  e->fl_bytes += pkt->wirelen;
+  if (e->nfl++ == 0) e->fl_since_ns = now;
 }
 
 GASNETI_HOT
-int amudp_rel_send_now(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+int amudp_rel_send_now(amudp_engine_t *e, amudp_peer_t *p, amudp_pkt_t *pkt,
                        int is_reply, uint64_t now) {
-  if (p->gone || p->rep_q.head || p->req_q.head || !window_admits(t, p, is_reply, pkt->wirelen))
+  if (p->gone || p->rep_q.head || p->req_q.head || !window_admits(e, p, is_reply, pkt->wirelen))
     return 0;
   pkt->is_req = !is_reply;
   if (!is_reply) p->nreq++;
-  flight_push(t, p, pkt, now);
-  transmit(t, p, pkt, now);
+  flight_push(e, p, pkt, now);
+  transmit(e, p, pkt, now);
   return 1;
 }
 
 GASNETI_HOT
-void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now) {
+void amudp_rel_pump(amudp_engine_t *e, amudp_peer_t *p, uint64_t now) {
   if (p->gone || (!p->rep_q.head && !p->req_q.head)) return; /* an ack freed room, none wait */
   amudp_pkt_t *burst = NULL; /* first datagram sent by this call */
-  amudp_tx_begin(t); /* the burst leaves in one sendmmsg() */
+  e->out->batch_begin(e->out_ctx); /* the burst leaves in one sendmmsg() */
   for (;;) {
     amudp_fifo_t *q;
-    if (p->rep_q.head && window_admits(t, p, 1, p->rep_q.head->wirelen))
+    if (p->rep_q.head && window_admits(e, p, 1, p->rep_q.head->wirelen))
       q = &p->rep_q;
-    else if (p->req_q.head && window_admits(t, p, 0, p->req_q.head->wirelen))
+    else if (p->req_q.head && window_admits(e, p, 0, p->req_q.head->wirelen))
       q = &p->req_q;
     else
       break;
-    amudp_pkt_t *pkt = queue_pop(t, p, q);
-    if (t->tun.agg && q->head) {
-      size_t room = p->mtu < t->tun.agg_bytes ? p->mtu : t->tun.agg_bytes;
-      size_t cap = window_cap(t, p, q == &p->rep_q);
+    amudp_pkt_t *pkt = queue_pop(e, p, q);
+    if (e->tun.agg && q->head) {
+      size_t room = p->mtu < e->tun.agg_bytes ? p->mtu : e->tun.agg_bytes;
+      size_t cap = window_cap(e, p, q == &p->rep_q);
       if (p->fl_head) { /* the bytes window still binds */
         size_t left = cap > p->fl_bytes ? cap - p->fl_bytes : 0;
         if (left < room) room = left;
       }
-      pkt = agg_build(t, p, q, pkt, room);
+      pkt = agg_build(e, p, q, pkt, room);
     }
-    flight_push(t, p, pkt, now);
-    transmit(t, p, pkt, now);
+    flight_push(e, p, pkt, now);
+    transmit(e, p, pkt, now);
     if (!burst) burst = pkt;
   }
-  amudp_tx_end(t);
+  e->out->batch_end(e->out_ctx);
   /* Datagrams sent back to back are read and acked together (the receiver
    * acks once per batch it reads): none is due before the last of its burst,
    * whose drain allowance covers them all. */
@@ -561,7 +580,7 @@ static void rack_advance(amudp_peer_t *p, const amudp_pkt_t *pkt, uint64_t sent,
 
 /* Unlink and free every datagram the ack (cumulative `ack`, `sack` bits
  * after it) covers; the peer's RACK time advances to the latest of them. */
-static void ack_scan(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack, uint64_t sack,
+static void ack_scan(amudp_engine_t *e, amudp_peer_t *p, uint32_t ack, uint64_t sack,
                      int late, uint64_t now, ack_result_t *res) {
   amudp_pkt_t *pkt = p->fl_head, *next;
   for (; pkt; pkt = next) {
@@ -581,21 +600,21 @@ static void ack_scan(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack, uint
     if (sent > res->newest_tx) res->newest_tx = sent;
     rack_advance(p, pkt, acked_tx(p, pkt, now), now);
     if (late && pkt->ntx > 1) {
-      AMUDP_COUNT(t, spurious_retx, 1);
-      amudp_cc_on_late(t, p); /* the timeout was spurious: undo its cut */
+      AMUDP_COUNT(e, spurious_retx, 1);
+      amudp_cc_on_late(e, p); /* the timeout was spurious: undo its cut */
     }
     res->progress = 1;
     res->asked |= pkt->ackreq;
     res->bytes += pkt->wirelen;
-    flight_unlink(t, p, pkt);
+    flight_unlink(e, p, pkt);
     if (pkt->is_req) p->nreq--;
-    amudp_pkt_put(t, pkt);
+    amudp_pkt_put(e, pkt);
   }
 }
 
 /* RACK's reordering window: a datagram overtaken by less is not yet lost. */
-static uint64_t reo_window(const gasnetc_transport_t *t, const amudp_peer_t *p) {
-  return (p->min_rtt_ns ? p->min_rtt_ns : t->tun.rto_min_ns) / 4;
+static uint64_t reo_window(const amudp_engine_t *e, const amudp_peer_t *p) {
+  return (p->min_rtt_ns ? p->min_rtt_ns : e->tun.rto_min_ns) / 4;
 }
 
 /* Resend every datagram in flight the acks show lost (RACK, RFC 8985
@@ -605,9 +624,9 @@ static uint64_t reo_window(const gasnetc_transport_t *t, const amudp_peer_t *p) 
  * again). Or, not yet resent, one 3 or more seqs below the highest just
  * sacked (`high`), at once. A resent datagram is timed anew: it is resent
  * again only when something sent after the resend arrives without it. */
-static void rel_detect_losses(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t high,
+static void rel_detect_losses(amudp_engine_t *e, amudp_peer_t *p, uint32_t high,
                               int sacked, uint64_t fresh_ns, uint64_t now) {
-  uint64_t wait = p->rack_rtt_ns + reo_window(t, p);
+  uint64_t wait = p->rack_rtt_ns + reo_window(e, p);
   int resent = 0;
   for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next) {
     int dup3 = sacked && pkt->ntx == 1 && seq_lt(pkt->seq, high) && high - pkt->seq >= 3;
@@ -621,16 +640,16 @@ static void rel_detect_losses(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t 
     }
     if (!dup3 && now < pkt->tx_ns + wait) {
       pkt->due_ns = min_u64(pkt->due_ns, pkt->tx_ns + wait);
-      t->next_deadline_ns = min_u64(t->next_deadline_ns, pkt->due_ns);
+      e->next_deadline_ns = min_u64(e->next_deadline_ns, pkt->due_ns);
       continue;
     }
-    if (!resent++) amudp_tx_begin(t);
-    amudp_cc_on_loss(t, p, pkt->seq);
-    AMUDP_COUNT(t, fast_retransmits, 1);
-    AMUDP_COUNT(t, retransmitted, 1);
-    transmit(t, p, pkt, now);
+    if (!resent++) e->out->batch_begin(e->out_ctx);
+    amudp_cc_on_loss(e, p, pkt->seq);
+    AMUDP_COUNT(e, fast_retransmits, 1);
+    AMUDP_COUNT(e, retransmitted, 1);
+    transmit(e, p, pkt, now);
   }
-  if (resent) amudp_tx_end(t);
+  if (resent) e->out->batch_end(e->out_ctx);
 }
 
 /* The peer resends a datagram at its timeout (AMUDP_F_RTO on what carries
@@ -646,13 +665,13 @@ static void rel_detect_losses(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t 
  * other reason may have left before our datagram arrived, so taking its
  * ack so would make each spurious resend draw another from the peer, back
  * and forth. Returns that age, or 0: no such test. */
-static uint64_t rel_ack_age(const gasnetc_transport_t *t, const amudp_peer_t *p, unsigned flags) {
+static uint64_t rel_ack_age(const amudp_engine_t *e, const amudp_peer_t *p, unsigned flags) {
   if (!(flags & AMUDP_F_RTO) || (flags & AMUDP_RX_LATE) || !p->srtt_ns) return 0;
-  return 2 * p->srtt_ns + reo_window(t, p);
+  return 2 * p->srtt_ns + reo_window(e, p);
 }
 
 GASNETI_HOT
-void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
+void amudp_rel_on_ack(amudp_engine_t *e, amudp_peer_t *p, uint32_t ack,
                       uint64_t sack, unsigned flags, uint64_t now) {
   if (!p->fl_head || p->gone) return;
   if (seq_lt(p->snd_nxt, ack)) return; /* acks what we never sent: stale or bogus */
@@ -666,22 +685,22 @@ void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
    * peer late through several backed-off timeouts was stalled, not slow:
    * backoff covers that, and one stall should not inflate the RTO.) */
   ack_result_t res = {0, 0, 0, 0, 0, 0};
-  ack_scan(t, p, ack, sack, late, now, &res);
+  ack_scan(e, p, ack, sack, late, now, &res);
   /* An ack of datagrams that asked for it is prompt whatever the peer
    * would do with the others: only one that did not ask tells. */
   if (flags & AMUDP_F_IDLE) p->holds_acks = AMUDP_HOLDS_MEMORY;
   else if (res.progress && !res.asked && p->holds_acks) p->holds_acks--;
   if (may_sample && res.newest_tx && now > res.newest_tx) {
-    rtt_sample(t, p, now - res.newest_tx);
-    amudp_cc_on_rtt(t, p, now - res.newest_tx, now);
+    rtt_sample(e, p, now - res.newest_tx);
+    amudp_cc_on_rtt(e, p, now - res.newest_tx, now);
   }
-  amudp_cc_on_ack(t, p, res.bytes);
+  amudp_cc_on_ack(e, p, res.bytes);
   if (res.progress) {
-    t->fl_since_ns = now;
+    e->fl_since_ns = now;
     p->backoff = 0; /* the peer answers: no timeout stands */
   }
-  rel_detect_losses(t, p, res.high, res.sacked, rel_ack_age(t, p, flags), now);
-  amudp_rel_pump(t, p, now);
+  rel_detect_losses(e, p, res.high, res.sacked, rel_ack_age(e, p, flags), now);
+  amudp_rel_pump(e, p, now);
 }
 
 /* Did our last ack (cumulative or selective) cover seq? Then a duplicate
@@ -692,7 +711,7 @@ static int ack_covered(const amudp_peer_t *p, uint32_t seq) {
 }
 
 GASNETI_HOT
-int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
+int amudp_rel_on_data(amudp_engine_t *e, amudp_peer_t *p, uint32_t seq,
                       unsigned flags, uint64_t now) {
   uint32_t d = seq - p->rcv_next;
   uint64_t bit = 1ULL << (seq & 63);
@@ -701,7 +720,7 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
   if (flags & AMUDP_F_RETX) p->ack_retx = 1;
   p->ack_again_ns = 0; /* more came: the ack it draws supersedes */
   if ((int32_t)d < 0 || (d > 0 && d < 64 && (p->rcv_ring & bit))) {
-    AMUDP_COUNT(t, dup_dropped, 1);
+    AMUDP_COUNT(e, dup_dropped, 1);
     p->ack_retx = 1;
     p->ack_now = 1; /* our ack may have been lost: repeat it */
     /* Or it never left: we had not acked this seq yet (we were busy, or
@@ -711,7 +730,7 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
     return 0;
   }
   if (d >= 64) {
-    AMUDP_COUNT(t, out_of_window, 1);
+    AMUDP_COUNT(e, out_of_window, 1);
     p->ack_now = 1;
     return 0;
   }
@@ -740,52 +759,52 @@ int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
    * ping-pong, whose replies carry the acks, still recovers a lost request
    * after one RTO; a barrier's rounds are not retransmitted spuriously. */
   int prompt = (flags & AMUDP_F_ACKREQ) != 0;
-  uint64_t since = t->rx_last_ns && t->rx_last_ns < now ? t->rx_last_ns : now;
+  uint64_t since = e->rx_last_ns && e->rx_last_ns < now ? e->rx_last_ns : now;
   if (p->ack_pending++ == 0) {
-    t->acks_delayed++;
+    e->acks_delayed++;
     p->ack_first_ns = now;
     p->ack_idle = !prompt;
-    if (!prompt) t->acks_idle++;
-    p->ack_due_ns = prompt ? since + t->tun.ack_delay_ns : now + t->tun.ack_idle_ns;
-    t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
-  } else if (prompt && since + t->tun.ack_delay_ns < p->ack_due_ns) {
-    p->ack_due_ns = since + t->tun.ack_delay_ns;
-    t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_due_ns);
+    if (!prompt) e->acks_idle++;
+    p->ack_due_ns = prompt ? since + e->tun.ack_delay_ns : now + e->tun.ack_idle_ns;
+    e->next_deadline_ns = min_u64(e->next_deadline_ns, p->ack_due_ns);
+  } else if (prompt && since + e->tun.ack_delay_ns < p->ack_due_ns) {
+    p->ack_due_ns = since + e->tun.ack_delay_ns;
+    e->next_deadline_ns = min_u64(e->next_deadline_ns, p->ack_due_ns);
   }
   if (prompt && p->ack_idle) {
     p->ack_idle = 0;
-    t->acks_idle--;
+    e->acks_idle--;
   }
   if (prompt) p->ack_req = 1;
-  if (p->ack_pending >= t->tun.ack_every) p->ack_now = 1;
+  if (p->ack_pending >= e->tun.ack_every) p->ack_now = 1;
   return 1;
 }
 
 /* Send p a bare header (h: its type and what the type carries), with our
  * current ack for p, which rides on it as on DATA. */
-static void bare_send(gasnetc_transport_t *t, amudp_peer_t *p, amudp_wire_hdr_t *h) {
+static void bare_send(amudp_engine_t *e, amudp_peer_t *p, amudp_wire_hdr_t *h, uint64_t now) {
   unsigned char buf[AMUDP_HDR_LEN];
-  h->src = t->cfg.myrank;
+  h->src = e->cfg.myrank;
   h->dst = p->rank;
   h->ack = p->rcv_next;
   h->sack = sack_bits(p);
-  h->flags |= (uint16_t)ack_flags(t, p, gasneti_now_ns());
-  amudp_wire_encode(buf, h, &t->keys);
+  h->flags |= (uint16_t)ack_flags(e, p, now);
+  amudp_wire_encode(buf, h, &e->keys);
   struct iovec iov = {buf, sizeof buf};
-  amudp_xmit(t, p, &iov, 1);
-  ack_sent(t, p);
+  e->out->emit(e->out_ctx, p, &iov, 1);
+  ack_sent(e, p);
 }
 
 /* A notice (transport.h) is sent once. If it is lost, so is the ack it
  * carried, as a lost standalone ACK's: the peer's retransmission asks again. */
-void amudp_rel_send_note(gasnetc_transport_t *t, amudp_peer_t *p, uint16_t kind,
-                         const uint32_t *w) {
+void amudp_rel_send_note(amudp_engine_t *e, amudp_peer_t *p, uint16_t kind,
+                         const uint32_t *w, uint64_t now) {
   amudp_wire_hdr_t h;
   memset(&h, 0, sizeof h);
   h.type = AMUDP_T_NOTE;
   amudp_wire_note_put(&h, kind, w);
-  bare_send(t, p, &h);
-  AMUDP_COUNT(t, notices_sent, 1);
+  bare_send(e, p, &h, now);
+  AMUDP_COUNT(e, notices_sent, 1);
 }
 
 /* An ack its sender waits on that is lost leaves it waiting for a timeout
@@ -794,13 +813,13 @@ void amudp_rel_send_note(gasnetc_transport_t *t, amudp_peer_t *p, uint16_t kind,
  * longer) if no more data has come from the peer by then (rel_ack_again).
  * Each ack carries the whole receive window, so the repeat is as good as
  * the original; its loss too costs the timeout. */
-static void ack_again_arm(gasnetc_transport_t *t, amudp_peer_t *p) {
-  uint64_t wait = t->tun.ack_delay_ns > p->min_rtt_ns ? t->tun.ack_delay_ns : p->min_rtt_ns;
-  p->ack_again_ns = gasneti_now_ns() + (wait ? wait : 1);
-  t->next_deadline_ns = min_u64(t->next_deadline_ns, p->ack_again_ns);
+static void ack_again_arm(amudp_engine_t *e, amudp_peer_t *p, uint64_t now) {
+  uint64_t wait = e->tun.ack_delay_ns > p->min_rtt_ns ? e->tun.ack_delay_ns : p->min_rtt_ns;
+  p->ack_again_ns = now + (wait ? wait : 1);
+  e->next_deadline_ns = min_u64(e->next_deadline_ns, p->ack_again_ns);
 }
 
-static void rel_ack_again(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now, uint64_t *next) {
+static void rel_ack_again(amudp_engine_t *e, amudp_peer_t *p, uint64_t now, uint64_t *next) {
   if (!p->ack_again_ns) return;
   if (now < p->ack_again_ns) {
     *next = min_u64(*next, p->ack_again_ns);
@@ -811,66 +830,66 @@ static void rel_ack_again(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now,
   memset(&h, 0, sizeof h);
   h.type = AMUDP_T_ACK;
   h.flags = AMUDP_F_ACKREQ; /* to the data socket, read at once */
-  bare_send(t, p, &h);
-  AMUDP_COUNT(t, acks_repeated, 1);
+  bare_send(e, p, &h, now);
+  AMUDP_COUNT(e, acks_repeated, 1);
 }
 
-void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type) {
+void amudp_rel_send_ctrl(amudp_engine_t *e, amudp_peer_t *p, int type, uint64_t now) {
   amudp_wire_hdr_t h;
   memset(&h, 0, sizeof h);
   h.type = (uint8_t)type;
   int waited = type == AMUDP_T_ACK && p->ack_req;
   if (waited) h.flags |= AMUDP_F_ACKREQ;
-  bare_send(t, p, &h);
-  if (waited) ack_again_arm(t, p);
-  if (type == AMUDP_T_ACK) AMUDP_COUNT(t, acks_sent, 1);
-  else if (type == AMUDP_T_PING) AMUDP_COUNT(t, pings_sent, 1);
-  else if (type == AMUDP_T_BYE) AMUDP_COUNT(t, byes_sent, 1);
+  bare_send(e, p, &h, now);
+  if (waited) ack_again_arm(e, p, now);
+  if (type == AMUDP_T_ACK) AMUDP_COUNT(e, acks_sent, 1);
+  else if (type == AMUDP_T_PING) AMUDP_COUNT(e, pings_sent, 1);
+  else if (type == AMUDP_T_BYE) AMUDP_COUNT(e, byes_sent, 1);
 }
 
 /* A datagram that will never be acknowledged: a borrowed payload it
  * carries is lost with the peer, and its send_done says so. */
-static void drop(gasnetc_transport_t *t, amudp_pkt_t *pkt) {
+static void drop(amudp_engine_t *e, amudp_pkt_t *pkt) {
   if (pkt->msg) pkt->msg->rc = -EPIPE;
-  amudp_pkt_put(t, pkt);
+  amudp_pkt_put(e, pkt);
 }
 
-void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why) {
+void amudp_rel_gone(amudp_engine_t *e, amudp_peer_t *p, int dead, const char *why) {
   if (p->gone) return;
   p->gone = 1;
-  ack_sent(t, p); /* it owes no more acks */
+  ack_sent(e, p); /* it owes no more acks */
   if (dead) {
     p->dead = 1;
     p->dead_why = why;
-    t->dead_unreported++;
-    AMUDP_COUNT(t, peers_dead, 1);
+    e->dead_unreported++;
+    AMUDP_COUNT(e, peers_dead, 1);
   }
   amudp_pkt_t *pkt;
   while ((pkt = p->fl_head)) {
-    flight_unlink(t, p, pkt);
-    drop(t, pkt);
+    flight_unlink(e, p, pkt);
+    drop(e, pkt);
   }
-  while ((pkt = queue_pop(t, p, &p->rep_q))) drop(t, pkt);
-  while ((pkt = queue_pop(t, p, &p->req_q))) drop(t, pkt);
+  while ((pkt = queue_pop(e, p, &p->rep_q))) drop(e, pkt);
+  while ((pkt = queue_pop(e, p, &p->req_q))) drop(e, pkt);
   p->nreq = 0;
   p->nreq_q = 0;
   p->reqq_bytes = 0;
   p->fl_bytes = 0;
 }
 
-int amudp_rel_unacked(gasnetc_transport_t *t) {
-  for (uint32_t r = 0; t->peers && r < t->cfg.nranks; r++) {
-    amudp_peer_t *p = &t->peers[r];
+int amudp_rel_unacked(amudp_engine_t *e) {
+  for (uint32_t r = 0; e->peers && r < e->cfg.nranks; r++) {
+    amudp_peer_t *p = &e->peers[r];
     if (!p->gone && (p->fl_head || p->rep_q.head || p->req_q.head)) return 1;
   }
   return 0;
 }
 
-void amudp_rel_flush_acks(gasnetc_transport_t *t) {
-  int all = t->closing != 0;
-  for (uint32_t r = 0; t->acks_delayed > (all ? 0 : t->acks_idle) && r < t->cfg.nranks; r++) {
-    amudp_peer_t *p = &t->peers[r];
-    if (p->ack_pending && !p->gone && (all || !p->ack_idle)) amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+void amudp_rel_flush_acks(amudp_engine_t *e, uint64_t now) {
+  int all = e->closing != 0;
+  for (uint32_t r = 0; e->acks_delayed > (all ? 0 : e->acks_idle) && r < e->cfg.nranks; r++) {
+    amudp_peer_t *p = &e->peers[r];
+    if (p->ack_pending && !p->gone && (all || !p->ack_idle)) amudp_rel_send_ctrl(e, p, AMUDP_T_ACK, now);
   }
 }
 
@@ -883,43 +902,43 @@ void amudp_rel_flush_acks(gasnetc_transport_t *t) {
  * first expiry is a probe (RFC 8985's tail loss probe, at the RTO): one
  * loss to congestion control; another with no ack in between is a
  * timeout, which cuts the congestion window to its floor. */
-static void rel_expire(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *old, uint64_t now) {
-  AMUDP_COUNT(t, rto_expiries, 1);
-  AMUDP_COUNT(t, retransmitted, 1);
+static void rel_expire(amudp_engine_t *e, amudp_peer_t *p, amudp_pkt_t *old, uint64_t now) {
+  AMUDP_COUNT(e, rto_expiries, 1);
+  AMUDP_COUNT(e, retransmitted, 1);
   if (p->backoff < 20) p->backoff++;
-  if (p->backoff == 1) amudp_cc_on_loss(t, p, old->seq);
-  else amudp_cc_on_rto(t, p);
+  if (p->backoff == 1) amudp_cc_on_loss(e, p, old->seq);
+  else amudp_cc_on_rto(e, p);
   old->at_rto = 1;
-  uint64_t later = now + rto_backed_off(t, p, now);
+  uint64_t later = now + rto_backed_off(e, p, now);
   for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next)
     if (pkt->due_ns < later) pkt->due_ns = later;
-  transmit(t, p, old, now);
+  transmit(e, p, old, now);
 }
 
-void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now) {
-  uint64_t next = now + t->tun.ping_ns;
-  for (uint32_t r = 0; r < t->cfg.nranks; r++) {
-    amudp_peer_t *p = &t->peers[r];
-    if (r == t->cfg.myrank || p->gone) continue;
+void amudp_rel_timers(amudp_engine_t *e, uint64_t now) {
+  uint64_t next = now + e->tun.ping_ns;
+  for (uint32_t r = 0; r < e->cfg.nranks; r++) {
+    amudp_peer_t *p = &e->peers[r];
+    if (r == e->cfg.myrank || p->gone) continue;
     /* 1. delayed acks */
     if (p->ack_pending) {
       if (now >= p->ack_due_ns) {
-        if (!p->ack_req) AMUDP_COUNT(t, acks_lazy, 1);
-        amudp_rel_send_ctrl(t, p, AMUDP_T_ACK);
+        if (!p->ack_req) AMUDP_COUNT(e, acks_lazy, 1);
+        amudp_rel_send_ctrl(e, p, AMUDP_T_ACK, now);
       }
       else next = min_u64(next, p->ack_due_ns);
     }
-    rel_ack_again(t, p, now, &next);
+    rel_ack_again(e, p, now, &next);
     /* 2. losses RACK waited out the reordering window for, then the
      * retransmission timeout (rel_expire) */
-    if (p->fl_head) rel_detect_losses(t, p, 0, 0, 0, now);
+    if (p->fl_head) rel_detect_losses(e, p, 0, 0, 0, now);
     amudp_pkt_t *old = p->fl_head;
     while (old && now < old->due_ns) old = old->next;
-    if (old) rel_expire(t, p, old, now);
+    if (old) rel_expire(e, p, old, now);
     for (amudp_pkt_t *pkt = p->fl_head; pkt; pkt = pkt->next)
       next = min_u64(next, pkt->due_ns);
     /* 3. liveness: probe the silent, bury the dead (amudp_live.c) */
-    amudp_live_timer(t, p, now, &next);
+    amudp_live_timer(e, p, now, &next);
   }
-  t->next_deadline_ns = min_u64(next, amudp_fault_timers(t, now));
+  e->next_deadline_ns = next; /* the port lowers it for its own timers */
 }

@@ -188,11 +188,15 @@ void amudp_wire_encode(unsigned char *buf, const amudp_wire_hdr_t *h,
 amudp_bad_t amudp_wire_decode(const unsigned char *buf, size_t len,
                               amudp_wire_hdr_t *h, const amudp_wire_keys_t *k);
 
-/* The type and flags of a header amudp_wire_encode wrote (one of ours,
- * about to leave): where it goes depends on them (amudp_fault.c, dest_of). */
+/* The type, flags and msg_id of a header amudp_wire_encode wrote (one of
+ * ours, about to leave): where it goes depends on them (amudp_fault.c,
+ * dest_of), and what fault injection drops (amudp_fault_drop_agg). */
 static inline unsigned amudp_wire_peek_type(const unsigned char *buf) { return buf[3]; }
 static inline unsigned amudp_wire_peek_flags(const unsigned char *buf) {
   return buf[38] | (unsigned)buf[39] << 8;
+}
+static inline uint32_t amudp_wire_peek_msg_id(const unsigned char *buf) {
+  return buf[40] | (uint32_t)buf[41] << 8 | (uint32_t)buf[42] << 16 | (uint32_t)buf[43] << 24;
 }
 
 /* Bytes a record of that core header and payload takes, padding included. */

@@ -3,8 +3,9 @@
  * received datagram: amudp_rx_datagram (amudp_wire_decode, then acks, the
  * sequence window, duplicate suppression) and amudp_frag_deliver
  * (reassembly; amudp_item_deliver, which also splits aggregates and hands
- * notices over), the production functions, on a transport of rank 0 of 3
- * built here without a socket (fd -1: whatever it sends fails, counted).
+ * notices over), the production functions, on the protocol engine of rank 0
+ * of 3 (amudp_engine.h), linked alone: its port here encodes nothing but
+ * checks the datagrams it emits and drops them.
  * Before the datagrams arrive it has sent frames of its own to ranks 1 and
  * 2, so the acks in the input meet a real in-flight list.
  *
@@ -14,7 +15,7 @@
  * fuzzer gets past the MAC check); bits 1-2: source address (0 rank 1,
  * 1 rank 2, 2 a stranger, 3 rank 0 itself); bit 3: truncated by the kernel.
  */
-#include "amudp_internal.h"
+#include "amudp_engine.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -22,15 +23,6 @@
 #include <string.h>
 
 #include "gasneti_bytes.h"
-#include "gasnett_internal.h"
-
-extern const gasnetc_transport_ops_t amudp_ops;
-
-/* amudp_tunables_read reports through tools/, whose crash handling would come
- * along; this harness sets the tunables itself and reports nothing. */
-void gasnett__envreport(const char *name, const char *value, const char *dflt) {
-  (void)name; (void)value; (void)dflt;
-}
 
 #define NRANKS 3
 #define PLACE_BUF (AMUDP_MAX_PAYLOAD + 64)
@@ -54,6 +46,24 @@ static void on_notice(void *ctx, uint32_t src, const gasnetc_notice_t *n) {
   delivered_sum += n->kind + src;
 }
 
+/* The port: what the engine emits must be a datagram of its own making
+ * (one it could decode); it goes nowhere. */
+static uint64_t emitted_sum;
+static void port_emit(void *ctx, amudp_peer_t *p, const struct iovec *iov, int iovcnt) {
+  (void)ctx;
+  size_t len = 0;
+  for (int i = 0; i < iovcnt; i++) {
+    const unsigned char *b = iov[i].iov_base;
+    for (size_t k = 0; k < iov[i].iov_len; k++) emitted_sum += b[k]; /* ASan: all readable */
+    len += iov[i].iov_len;
+  }
+  if (len < AMUDP_HDR_LEN || p->rank == 0) abort();
+}
+static void port_batch(void *ctx) { (void)ctx; }
+static const amudp_port_ops_t port_ops = {
+  .emit = port_emit, .batch_begin = port_batch, .batch_end = port_batch,
+};
+
 /* A Long's destination for frames whose core header starts with 'L'. */
 static void *on_place(void *ctx, uint32_t src, const void *hdr, size_t hdrlen, size_t paylen) {
   (void)ctx; (void)src;
@@ -70,11 +80,10 @@ static void addr_of(struct sockaddr_storage *ss, unsigned port) {
   s->sin_port = htons((uint16_t)port);
 }
 
-/* The transport amudp_open + amudp_connect would make, minus the socket. */
-static gasnetc_transport_t *fuzz_open(uint32_t isn, uint64_t now) {
-  gasnetc_transport_t *t = calloc(1, sizeof *t);
-  t->fd = -1;
-  t->sfd = -1; /* no peer sockets */
+/* The engine amudp_open + amudp_connect would make. */
+static amudp_engine_t *fuzz_open(uint32_t isn, uint64_t now) {
+  amudp_engine_t *t = calloc(1, sizeof *t);
+  t->out = &port_ops;
   t->cfg.myrank = 0;
   t->cfg.nranks = NRANKS;
   memset(t->cfg.job_key, 0x5a, GASNETC_KEY_LEN);
@@ -110,7 +119,6 @@ static gasnetc_transport_t *fuzz_open(uint32_t isn, uint64_t now) {
     p->mtu = AMUDP_MTU_ETHERNET;
     amudp_rel_peer_init(t, p, now);
   }
-  t->connected = 1;
   return t;
 }
 
@@ -124,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t now = 1000000000ULL;
   /* isn near the wrap point half the time */
   uint32_t isn = data[0] & 1 ? 0xffffffffu - (data[0] >> 1) : data[0];
-  gasnetc_transport_t *t = fuzz_open(isn, now);
+  amudp_engine_t *t = fuzz_open(isn, now);
   data++, size--;
 
   /* Frames of our own in flight: small, inline, and fragmented. */
@@ -162,7 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   /* amudp_close without the flush (nobody will ack): frees every packet,
    * reassembly and cache. */
-  t->connected = 0;
-  amudp_ops.close(t);
+  amudp_engine_fini(t);
+  free(t->peers);
+  free(t);
   return 0;
 }

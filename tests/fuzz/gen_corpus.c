@@ -6,7 +6,7 @@
  * each harness (amtcp's in gen_corpus_amtcp.c). The malformed seeds and the regression inputs beside them
  * are kept as they are. Run by tests/fuzz/run.sh --gen-corpus.
  */
-#include "amudp_internal.h"
+#include "amudp_engine.h"
 #include "boot_internal.h"
 #include "spawn.h"
 #include "spawn_proto.h"

@@ -32,8 +32,8 @@ INC="-DGASNET_SEQ -I$top/core -I$top/tools -I$top/common -I$top/include -I$top/a
 # The library sources each harness runs (the production code, unchanged).
 srcs() {
   case $1 in
-  amudp_datagram) echo amudp/amudp.c amudp/amudp_reliable.c amudp/amudp_cc.c amudp/amudp_frag.c amudp/amudp_live.c \
-                       amudp/amudp_fault.c amudp/amudp_wire.c common/gasneti_env.c ;;
+  amudp_datagram) echo amudp/amudp_engine.c amudp/amudp_reliable.c amudp/amudp_cc.c amudp/amudp_frag.c \
+                       amudp/amudp_live.c amudp/amudp_wire.c ;; # the engine alone
   amtcp_stream|amtcp_shake) echo amtcp/amtcp.c amtcp/amtcp_conn.c amtcp/amtcp_live.c common/gasneti_env.c \
                        common/gasneti_sha256.c ;;
   spawn_frame)    echo spawner/spawn_proto.c spawner/spawn_cfg.c common/gasneti_sha256.c \

@@ -1,32 +1,47 @@
 /*
- * amudp_internal.h - the objects of the UDP transport and the functions the
- * amudp/ files call in one another. Not seen outside amudp/.
+ * amudp_engine.h - the UDP transport's protocol engine: its objects and its
+ * interface (docs/transport-udp.md, "The engine and the port").
  *
- *   amudp.c           ops table: open/close, address/connect, send,
- *                     poll/wait (receive loop), stats, tunables
+ * The engine is the protocol as pure code over per-peer state, no system
+ * call, lock or clock read inside (tests/amudp/t-engine-pure.sh checks):
+ *
+ *   amudp_engine.c    receiving: one datagram's bytes in (amudp_rx_datagram),
+ *                     its frames out (amudp_item_deliver); start and end
  *   amudp_reliable.c  sequence numbers, acks, retransmission, RTT, window
  *                     and credits
  *   amudp_cc.c        congestion control: the congestion window per peer
  *   amudp_live.c      liveness probes, peer death
  *   amudp_frag.c      cutting a frame into datagrams, reassembly, delivery
- *   amudp_fault.c     fault injection, and the one sendmsg() call
- *   amudp_wire.[ch]   datagram header format
+ *   amudp_wire.[ch]   datagram format, MAC
  *
- * Locking (PAR builds only, GASNETC_THREADS=1): one mutex, t->lock, guards
- * all state below. Functions named amudp_rel_* and amudp_xmit expect it
- * held. Callbacks into the core are made with it released.
+ * Inputs: a frame to send (amudp_frag_send), a received datagram with its
+ * source address (amudp_rx_datagram, then amudp_item_deliver), the time
+ * (every entry takes `now`; amudp_rel_timers when next_deadline_ns passes).
+ * Outputs: datagrams, through the port's amudp_port_ops_t (emit, inside
+ * batch_begin/batch_end); frames and notices, through the core's callbacks
+ * in cfg (place, deliver, notice, send_done, live_*); next_deadline_ns.
+ *
+ * The engine owns: amudp_engine_t and its peers (sequence numbers, queues,
+ * datagrams in flight, reassemblies, RTT, windows, liveness), the pkt and
+ * payload caches, the counters. The port (amudp.c, amudp_fault.c:
+ * amudp_port.h) owns: the sockets and peer sockets (the sfd and ack_addr of
+ * a peer), the clock, the lock, send batching (sendmmsg, GSO), receive
+ * batching (recvmmsg, GRO), fault injection, the tunables' reading, and
+ * when to call the engine. The unit tests (tests/amudp/t_amudp_engine.c) are
+ * another port: a simulated network and a fake clock.
+ *
+ * Locking (PAR builds only, GASNETC_THREADS=1): the port holds its lock
+ * around every engine call marked "lock held"; the engine releases it only
+ * through ops->unlock/lock, around the core's place() in reassembly.
  */
-#ifndef AMUDP_INTERNAL_H
-#define AMUDP_INTERNAL_H
-
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1 /* recvmmsg, SO_RCVBUFFORCE; must precede system headers */
-#endif
+#ifndef AMUDP_ENGINE_H
+#define AMUDP_ENGINE_H
 
 #include <stdint.h>
 #include <stddef.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
+#include <stdio.h>
+#include <sys/socket.h> /* struct sockaddr_storage: a peer's address, data */
+#include <sys/uio.h>    /* struct iovec: a datagram in pieces, data */
 
 #include "transport.h"
 #include "transport_live.h"
@@ -35,14 +50,6 @@
 
 #ifndef GASNETC_THREADS
 #define GASNETC_THREADS 0
-#endif
-#if GASNETC_THREADS
-#include <pthread.h>
-#define AMUDP_LOCK(t)   pthread_mutex_lock(&(t)->lock)
-#define AMUDP_UNLOCK(t) pthread_mutex_unlock(&(t)->lock)
-#else
-#define AMUDP_LOCK(t)   ((void)0)
-#define AMUDP_UNLOCK(t) ((void)0)
 #endif
 
 #define AMUDP_MAX_PAYLOAD  (4u << 20) /* frame payload limit: 4 MiB */
@@ -69,22 +76,6 @@
 #define AMUDP_MSG_CACHE    (8u << 20) /* payload buffers kept for reuse, bytes: two
                                          full frames, so a pipeline of large sends
                                          does not fault in fresh pages each time */
-#define AMUDP_RX_BATCH     16         /* datagrams per recvmmsg() */
-/* Consecutive receive passes that found data before the data socket is
- * read by recvmmsg() instead of recvfrom(): a barrier's leader, gathering
- * its neighbours' arrivals one poll apart, stays on the cheaper call (at 2,
- * the third arrival and the empty poll after it went by recvmmsg: 4
- * ranks on 2 CPUs, 1.23-1.27x the raw gather barrier against 1.17-1.22x at
- * 8; docs/performance.md, eleventh session); a flood still batches after
- * a few datagrams. */
-#define AMUDP_RX_STREAM_HITS 8
-#define AMUDP_RX_ROUNDS    4          /* recvmmsg() calls per poll: bounds poll's work */
-/* recvmmsg() calls on the ack socket when it is read: until it is empty, up
- * to this bound (acks are not delivered, so each costs little). Read a
- * batch at a time as lazily as it is, it once held thousands of stale
- * acks in front of the one a retransmitting sender needed: t_ex_ratomic
- * -n 3 under 10% loss stalled at the RTO cap (docs/transports.md). */
-#define AMUDP_ACK_DRAIN_ROUNDS 64
 /* Prompt acks that make a sender forget that its peer held one: in a
  * barrier of 4 a peer's acks ride on its own rounds promptly or, when it is
  * descheduled, go alone after the idle delay, and forgetting at the first
@@ -95,23 +86,6 @@
 #define AMUDP_ACTIVE_TIMEOUTS 4       /* peers idle this many timeouts get no pings */
 #define AMUDP_PING_NEVER (UINT64_MAX / 4) /* ping interval of GASNET_UDP_TIMEOUT=0:
                                          far, and now + it cannot overflow */
-#define AMUDP_TX_BATCH     32         /* datagrams per sendmmsg() */
-#define AMUDP_TX_IOV       1024       /* iovec entries per sendmmsg() batch */
-#define AMUDP_GSO_MAX_SEGS 64         /* segments per UDP_SEGMENT send (the kernel's
-                                         UDP_MAX_SEGMENTS is at least 64) */
-#define AMUDP_GSO_MAX_BYTES 65000u    /* bytes per UDP_SEGMENT send (< 64 KiB) */
-#define AMUDP_ACK_EAGER_BYTES (16u << 10) /* in flight, all peers: at least this,
-                                         and the ack socket is read at every poll
-                                         and watched while asleep: a large frame
-                                         or a stream, whose SACKs drive loss
-                                         recovery and the window; less (a few
-                                         small requests, each answered by a reply
-                                         that carries its ack) and it is not */
-#define AMUDP_ACK_POLL_EVERY 256      /* polls between reads of the ack socket while
-                                         nothing waits on acks (it is read at once
-                                         after a sleep and before timers; 64 cost
-                                         a spinning ping-pong 1.5% more system
-                                         calls) */
 #define AMUDP_AGG_QUEUE    (8 * AMUDP_AGG_MAX_RECS) /* small request frames that may
                                          wait beyond the credits, when aggregating:
                                          enough to fill with whole aggregates the
@@ -309,32 +283,6 @@ typedef struct amudp_tun {
   uint32_t peer_sockets;      /* GASNET_UDP_PEER_SOCKETS: most peer sockets open */
 } amudp_tun_t;
 
-/* Datagrams queued for one sendmmsg() (amudp_tx_begin .. amudp_tx_end): a
- * burst of fragments or aggregates leaves in one system call, and runs of
- * equal-sized datagrams to one peer in one UDP_SEGMENT (GSO) send. */
-typedef struct amudp_txq {
-  int open;                   /* between amudp_tx_begin and amudp_tx_end */
-  int n, niov;
-  struct amudp_peer *peer[AMUDP_TX_BATCH];
-  size_t len[AMUDP_TX_BATCH];
-  int iov0[AMUDP_TX_BATCH];   /* first iovec of each datagram */
-  struct iovec iov[AMUDP_TX_IOV];
-  struct mmsghdr out[AMUDP_TX_BATCH];
-  unsigned char cmsg[AMUDP_TX_BATCH][64]; /* UDP_SEGMENT control messages */
-} amudp_txq_t;
-
-typedef struct amudp_fault {
-  double drop, dup, reorder;
-  int active;
-  uint32_t drop_agg;          /* GASNET_UDP_DROP_AGG: lose the first aggregate of this
-                                 many frames or more once (0: done, or off) */
-  uint64_t rng;
-  unsigned char *held;        /* one datagram held back to reorder it */
-  size_t held_len;
-  amudp_peer_t *held_peer;
-  uint64_t held_due_ns;
-} amudp_fault_t;
-
 /* Receive buffers for one recvmmsg() pass; one per thread/nesting level in use. */
 typedef struct amudp_rxitem {
   amudp_wire_hdr_t h;
@@ -343,168 +291,165 @@ typedef struct amudp_rxitem {
   size_t len;
 } amudp_rxitem_t;
 
-#define AMUDP_RX_ITEMS (AMUDP_RX_BATCH * AMUDP_GSO_MAX_SEGS) /* GRO: segments per read */
-typedef struct amudp_rxbatch {
-  struct amudp_rxbatch *next;
-  struct mmsghdr msgs[AMUDP_RX_BATCH];
-  struct iovec iov[AMUDP_RX_BATCH];
-  struct sockaddr_storage from[AMUDP_RX_BATCH];
-  unsigned char ctl[AMUDP_RX_BATCH][64]; /* UDP_GRO: the segment size */
-  amudp_rxitem_t items[AMUDP_RX_ITEMS];
-  uint32_t src[AMUDP_RX_ITEMS], seen[AMUDP_RX_ITEMS];
-  unsigned char *buf;
-} amudp_rxbatch_t;
+/* The engine's output: how its datagrams leave, given by the port. On the
+ * path of every datagram: one indirect call each, no copy (iov points into
+ * the engine's pkts, which stay put until batch_end). */
+typedef struct amudp_port_ops {
+  /* Send one datagram (iov[0] starts with its wire header) to p. */
+  void (*emit)(void *ctx, amudp_peer_t *p, const struct iovec *iov, int iovcnt);
+  /* Between batch_begin and batch_end (nested: the outermost counts) the
+   * port may hold what emit gets and send it all at batch_end. */
+  void (*batch_begin)(void *ctx);
+  void (*batch_end)(void *ctx);
+  /* PAR builds: release and retake the port's lock (held around every
+   * engine call), and pause (held: release it, let another thread run,
+   * retake it); the engine calls them only around the core's place() in
+   * reassembly. Unused (may be NULL) when GASNETC_THREADS is 0. */
+  void (*unlock)(void *ctx);
+  void (*lock)(void *ctx);
+  void (*pause)(void *ctx);
+} amudp_port_ops_t;
 
-struct gasnetc_transport {
-  gasnetc_transport_config_t cfg;
+/* The engine of one endpoint: its peers and everything they share. */
+typedef struct amudp_engine {
+  gasnetc_transport_config_t cfg; /* the core's callbacks: frames out */
   amudp_wire_keys_t keys;
   amudp_tun_t tun;
-  amudp_fault_t fault;
-  amudp_txq_t *txq;           /* send batch, or NULL (GASNET_UDP_SENDMMSG=0) */
-  int gro;                    /* UDP_GRO is on: a datagram read may hold segments */
-  int fd;
-  int afd;                    /* the ack socket (a port of its own, in our
-                                 address blob; peers send it their ACKs), or -1 */
-  int afd_watched;            /* afd is in the core's wait: asleep, waiting on acks */
-  uint16_t ack_port;          /* afd's port, network byte order (0: none) */
-  int sfd;                    /* holds the send port, or -1: no peer sockets */
-  uint16_t send_port;         /* the peer sockets' port, network byte order */
-  uint32_t nsfd;              /* peer sockets open */
-  uint32_t afd_polls;         /* polls since afd was last read */
+  const amudp_port_ops_t *out; /* datagrams out */
+  void *out_ctx;
   uint32_t queued;            /* pkts waiting for a window, all peers */
   uint32_t nfl;               /* datagrams in flight (unacked), all peers */
   size_t fl_bytes;            /* their bytes (amudp_ack_eager) */
-  uint8_t refused;            /* the last request send was refused (amudp_refuse) */
+  uint8_t refused;            /* the last request send was refused (amudp_rel_refuse) */
   uint64_t fl_since_ns;       /* since then nfl > 0 and no ack made progress */
   uint64_t ens_srtt_ns, ens_rttvar_ns; /* every peer's RTT samples together: the
                                  start of a new peer's RTO (amudp_reliable.c, peer_rto) */
-  struct sockaddr_storage self;
-  socklen_t selflen;
-  struct sockaddr_storage bound; /* as the data socket was bound (self may
-                                    name the wildcard's loopback instead) */
-  int rcvbuf_got, sndbuf_got;
-  int can_watch;              /* the core has a wait (cfg.watch) */
-  int fd_watched;             /* fd is in it: the core sleeps (amudp_watch) */
-  int slept;                  /* idle() ran: the core may have slept (atomic) */
-  uint32_t nserved;           /* peers this transport serves (connect) */
-  int connected;
   int closing;                /* close() is flushing: deliver nothing more */
-  amudp_peer_t *peers;
+  amudp_peer_t *peers;        /* cfg.nranks of them */
   amudp_pkt_t *pkt_free;
   uint32_t npkt_free;
   amudp_msg_t *msg_free[AMUDP_MSG_CLASSES]; /* payload buffer cache, per class */
   size_t msg_cached;          /* bytes of capacity in msg_free */
   uint32_t borrowed;          /* borrowed payloads not yet acknowledged */
   amudp_msg_t *borrow_done;   /* borrowed payloads acknowledged: send_done owed,
-                                 made with no lock held (amudp_borrow_run) */
-  amudp_rxbatch_t *rx_free;
-  uint32_t rx_hits;           /* consecutive receive passes that found data */
-  uint64_t rx_last_ns;        /* end of the last receive phase: later arrivals
-                                 have waited since then (delayed acks) */
+                                 made with no lock held (amudp_borrow_take) */
+  uint64_t rx_last_ns;        /* end of the port's last receive phase: later
+                                 arrivals have waited since then (delayed acks) */
   uint32_t acks_delayed;      /* peers with ack_pending set */
   uint32_t acks_idle;         /* of them, with ack_idle set */
-  uint64_t next_deadline_ns;  /* earliest timer of any peer */
-  uint32_t dead_unreported;
-  int version_warned;         /* said once that a rank speaks another wire version */
+  uint64_t next_deadline_ns;  /* earliest timer of any peer: call amudp_rel_timers then */
+  uint32_t dead_unreported;   /* peers dead (p->dead) the port has not told the core of */
   char dead_msg[96];          /* "no answer for 30 s: dead or stopped" */
   uint64_t ctr[AMUDP_NCOUNTERS];
-#if GASNETC_THREADS
-  pthread_mutex_t lock;
-#endif
-};
+} amudp_engine_t;
 
-/* amudp_reliable.c (t->lock held) */
-void amudp_rel_peer_init(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
-amudp_pkt_t *amudp_pkt_get(gasnetc_transport_t *t);
-void amudp_pkt_put(gasnetc_transport_t *t, amudp_pkt_t *pkt);
-amudp_msg_t *amudp_msg_get(gasnetc_transport_t *t, size_t len);
-void amudp_msg_put(gasnetc_transport_t *t, amudp_msg_t *m);
-/* The caller's payload as a message, or NULL (no memory: copy it then). */
-amudp_msg_t *amudp_msg_borrow(gasnetc_transport_t *t, const void *payload, void *cookie);
-void amudp_msg_cache_free(gasnetc_transport_t *t);
-/* The send_done calls owed for borrowed payloads (lock NOT held). */
-void amudp_borrow_run(gasnetc_transport_t *t);
-static inline int amudp_borrow_owed(gasnetc_transport_t *t) {
-  return __atomic_load_n(&t->borrow_done, __ATOMIC_RELAXED) != NULL; /* a peek, no lock */
+/* The port's lock, released by the engine only around the core's place(). */
+static inline void amudp_port_unlock(amudp_engine_t *e) {
+#if GASNETC_THREADS
+  e->out->unlock(e->out_ctx);
+#else
+  (void)e;
+#endif
 }
-void amudp_rel_enqueue(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+static inline void amudp_port_lock(amudp_engine_t *e) {
+#if GASNETC_THREADS
+  e->out->lock(e->out_ctx);
+#else
+  (void)e;
+#endif
+}
+
+/* amudp_engine.c */
+/* Every peer's queues, datagrams, reassemblies and the caches freed (the
+ * borrowed payloads' send_done calls run); e itself is the caller's. */
+void amudp_engine_fini(amudp_engine_t *e);
+/* Check one received datagram of len bytes from `from` (truncated: the
+ * kernel cut it; late: read from the ack socket after a sleep, so no RTT
+ * sample) and run its protocol part (acks, seq). Returns AMUDP_RX_VERSION
+ * (a datagram of this job in another wire version: it->h.version) or -1
+ * if it was dropped (counted under its reason), 0 if it was good but
+ * carries nothing to deliver, 1 when it carries frame bytes for
+ * amudp_item_deliver, filled into *it (pointing into buf). Lock held. No
+ * output but acks, so tests/fuzz/fuzz_amudp_datagram.c feeds it bytes
+ * exactly as the socket would. */
+#define AMUDP_RX_VERSION (-2)
+int amudp_rx_datagram(amudp_engine_t *e, unsigned char *buf, size_t len, int truncated,
+                      const struct sockaddr_storage *from, int late, uint64_t now,
+                      amudp_rxitem_t *it);
+/* Deliver an item amudp_rx_datagram made (a frame, an aggregate's frames, a
+ * notice), with no lock held: frames delivered. */
+int amudp_item_deliver(amudp_engine_t *e, uint32_t src, amudp_rxitem_t *it);
+
+/* amudp_reliable.c (lock held) */
+void amudp_rel_peer_init(amudp_engine_t *e, amudp_peer_t *p, uint64_t now);
+amudp_pkt_t *amudp_pkt_get(amudp_engine_t *e);
+void amudp_pkt_put(amudp_engine_t *e, amudp_pkt_t *pkt);
+amudp_msg_t *amudp_msg_get(amudp_engine_t *e, size_t len);
+void amudp_msg_put(amudp_engine_t *e, amudp_msg_t *m);
+/* The caller's payload as a message, or NULL (no memory: copy it then). */
+amudp_msg_t *amudp_msg_borrow(amudp_engine_t *e, const void *payload, void *cookie);
+void amudp_msg_cache_free(amudp_engine_t *e);
+/* The borrowed payloads acknowledged (lock held), for amudp_borrow_done
+ * (lock NOT held: it calls send_done for each, and frees them). */
+amudp_msg_t *amudp_borrow_take(amudp_engine_t *e);
+void amudp_borrow_done(amudp_engine_t *e, amudp_msg_t *m);
+static inline int amudp_borrow_owed(amudp_engine_t *e) {
+  return __atomic_load_n(&e->borrow_done, __ATOMIC_RELAXED) != NULL; /* a peek, no lock */
+}
+/* Out of request credits: 1 when a request to p must wait (the caller makes
+ * progress, acks return them, and tries again). Replies never wait. */
+int amudp_rel_refuse(amudp_engine_t *e, amudp_peer_t *p, int is_reply);
+void amudp_rel_enqueue(amudp_engine_t *e, amudp_peer_t *p, amudp_pkt_t *pkt,
                        int is_reply);
-void amudp_rel_pump(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now);
+void amudp_rel_pump(amudp_engine_t *e, amudp_peer_t *p, uint64_t now);
 /* A datagram that needs no queue: sent at once (returns 1) when nothing
  * waits for p and the window admits it, else 0 and the caller queues it. */
-int amudp_rel_send_now(gasnetc_transport_t *t, amudp_peer_t *p, amudp_pkt_t *pkt,
+int amudp_rel_send_now(amudp_engine_t *e, amudp_peer_t *p, amudp_pkt_t *pkt,
                        int is_reply, uint64_t now);
-void amudp_rel_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t ack,
+void amudp_rel_on_ack(amudp_engine_t *e, amudp_peer_t *p, uint32_t ack,
                       uint64_t sack, unsigned flags, uint64_t now);
-int amudp_rel_on_data(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq,
+int amudp_rel_on_data(amudp_engine_t *e, amudp_peer_t *p, uint32_t seq,
                       unsigned flags, uint64_t now);
-void amudp_rel_send_ctrl(gasnetc_transport_t *t, amudp_peer_t *p, int type);
-/* Deliver an item amudp_rx_datagram made (a frame, an aggregate's frames, a
- * notice), with no lock held: frames delivered (amudp.c). */
-int amudp_item_deliver(gasnetc_transport_t *t, uint32_t src, amudp_rxitem_t *it);
-void amudp_rel_send_note(gasnetc_transport_t *t, amudp_peer_t *p, uint16_t kind,
-                         const uint32_t *w);
-void amudp_rel_timers(gasnetc_transport_t *t, uint64_t now);
-void amudp_rel_flush_acks(gasnetc_transport_t *t);
-void amudp_rel_gone(gasnetc_transport_t *t, amudp_peer_t *p, int dead, const char *why);
-int amudp_rel_unacked(gasnetc_transport_t *t);
+void amudp_rel_send_ctrl(amudp_engine_t *e, amudp_peer_t *p, int type, uint64_t now);
+void amudp_rel_send_note(amudp_engine_t *e, amudp_peer_t *p, uint16_t kind,
+                         const uint32_t *w, uint64_t now);
+/* Retransmissions, delayed acks, pings, deaths due by now; sets
+ * next_deadline_ns to the next. */
+void amudp_rel_timers(amudp_engine_t *e, uint64_t now);
+/* The delayed acks a sender waits on (all when closing), before a sleep. */
+void amudp_rel_flush_acks(amudp_engine_t *e, uint64_t now);
+void amudp_rel_gone(amudp_engine_t *e, amudp_peer_t *p, int dead, const char *why);
+int amudp_rel_unacked(amudp_engine_t *e);
 
 /* amudp_cc.c (lock held) */
-void amudp_cc_init(gasnetc_transport_t *t, amudp_peer_t *p, int on_host);
-void amudp_cc_on_rtt(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t rtt, uint64_t now);
-void amudp_cc_on_ack(gasnetc_transport_t *t, amudp_peer_t *p, size_t acked);
-void amudp_cc_on_loss(gasnetc_transport_t *t, amudp_peer_t *p, uint32_t seq);
-void amudp_cc_on_rto(gasnetc_transport_t *t, amudp_peer_t *p);
-void amudp_cc_on_late(gasnetc_transport_t *t, amudp_peer_t *p);
-void amudp_cc_stats(gasnetc_transport_t *t, FILE *out);
+void amudp_cc_init(amudp_engine_t *e, amudp_peer_t *p, int on_host);
+void amudp_cc_on_rtt(amudp_engine_t *e, amudp_peer_t *p, uint64_t rtt, uint64_t now);
+void amudp_cc_on_ack(amudp_engine_t *e, amudp_peer_t *p, size_t acked);
+void amudp_cc_on_loss(amudp_engine_t *e, amudp_peer_t *p, uint32_t seq);
+void amudp_cc_on_rto(amudp_engine_t *e, amudp_peer_t *p);
+void amudp_cc_on_late(amudp_engine_t *e, amudp_peer_t *p);
+/* Congestion-controlled peers (not gone) and their least and largest cwnd. */
+uint32_t amudp_cc_summary(const amudp_engine_t *e, size_t *lo, size_t *hi);
 /* Bytes that may be in flight to p: the credit window's `cap`, or less. */
 static inline size_t amudp_cc_window(const amudp_peer_t *p, size_t cap) {
   return p->cc.on && p->cc.cwnd < cap ? p->cc.cwnd : cap;
 }
 
 /* amudp_live.c (lock held) */
-int amudp_live_timer(gasnetc_transport_t *t, amudp_peer_t *p, uint64_t now, uint64_t *next);
+int amudp_live_timer(amudp_engine_t *e, amudp_peer_t *p, uint64_t now, uint64_t *next);
 
 /* amudp_frag.c */
-int amudp_frag_deliver_agg(gasnetc_transport_t *t, uint32_t src,
+int amudp_frag_deliver_agg(amudp_engine_t *e, uint32_t src,
                            amudp_rxitem_t *it); /* lock NOT held; frames delivered */
 /* Queue one frame. `lent`: the payload is already in this buffer (from
  * prepare), or it is borrowed (amudp_msg_borrow), and the frame takes it
  * over; else the payload is copied. On failure the caller still owns
  * `lent`. Lock held. */
-int amudp_frag_send(gasnetc_transport_t *t, amudp_peer_t *p, const void *hdr,
+int amudp_frag_send(amudp_engine_t *e, amudp_peer_t *p, const void *hdr,
                     size_t hdrlen, const void *payload, size_t paylen,
                     amudp_msg_t *lent, int is_reply, uint64_t now);
-int amudp_frag_deliver(gasnetc_transport_t *t, uint32_t src,
+int amudp_frag_deliver(amudp_engine_t *e, uint32_t src,
                        amudp_rxitem_t *it); /* lock NOT held */
 void amudp_frag_peer_free(amudp_peer_t *p);
 
-/* amudp_fault.c */
-void amudp_fault_init(gasnetc_transport_t *t);
-void amudp_fault_free(gasnetc_transport_t *t);
-void amudp_xmit(gasnetc_transport_t *t, amudp_peer_t *p, const struct iovec *iov,
-                int iovcnt); /* lock held */
-uint64_t amudp_fault_timers(gasnetc_transport_t *t, uint64_t now); /* next due or UINT64_MAX */
-int amudp_fault_drop_agg(gasnetc_transport_t *t, unsigned nframes); /* lock held */
-void amudp_tx_begin(gasnetc_transport_t *t); /* lock held: queue sends ... */
-void amudp_tx_end(gasnetc_transport_t *t);   /* ... and send them, batched */
-
-/* amudp.c */
-/* The socket a datagram to p's data socket leaves by: p's peer socket,
- * opened at the first while fewer than GASNET_UDP_PEER_SOCKETS are, or -1
- * (none: the data socket, addressed). Lock held. */
-int amudp_peer_socket(gasnetc_transport_t *t, amudp_peer_t *p);
-/* Check one received datagram of len bytes from `from` (truncated: the
- * kernel cut it; late: read from the ack socket after a sleep, so no RTT
- * sample) and run its protocol part (acks, seq). Returns -1 if it was
- * dropped (counted under its reason), 0 if it was good but carries nothing
- * to deliver, 1 when it carries frame bytes for amudp_frag_deliver, filled
- * into *it (pointing into buf). Lock held. No I/O of its own but acks, so
- * tests/fuzz/fuzz_amudp_datagram.c feeds it bytes exactly as the socket would. */
-int amudp_rx_datagram(gasnetc_transport_t *t, unsigned char *buf, size_t len, int truncated,
-                      const struct sockaddr_storage *from, int late, uint64_t now,
-                      amudp_rxitem_t *it);
-double amudp_env_num(gasnetc_transport_t *t, const char *name, double dflt,
-                     double lo, double hi);
-
-#endif /* AMUDP_INTERNAL_H */
+#endif /* AMUDP_ENGINE_H */
