@@ -6,8 +6,13 @@
 #ifndef GASNETC_EXT_H
 #define GASNETC_EXT_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include "gasnet.h"
+
+/* gasnetc_fatal's va_list form (gasnetc_errors.c): "GASNet error: <msg> (on
+ * node N of M)" down the one fatal path of every layer; the job ends with 1. */
+void gasnetc_vfatal(const char *fmt, va_list ap) __attribute__((noreturn, format(printf, 1, 0)));
 
 /* What an extension gives the core; listed by the conduit (conduit/<name>.c). */
 typedef struct gasnetc_extension {

@@ -267,11 +267,13 @@ int gasnet_init(int *argc, char ***argv) {
   gasnetc_objects_init();
   gasnetc_g.inited = 1;
   /* The tools read the job's environment from now on; diagnostics
-   * (GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR) name the rank, and
+   * (GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR) name the rank, a fatal error
+   * ends the job through the launcher, and
    * GASNET_VERBOSEENV is reported once per job, by node 0. */
   gasnett__set_getenv(boot_getenv);
   gasnett__set_rank((int)gasnetc_g.mynode);
   gasnett__set_verbose_reporter(gasnetc_g.mynode == 0);
+  gasnett__set_job_end(gasnetc_job_end);
   gasnett__diag_init();
   if (gasnetc_g.nodes == 0 || gasnetc_g.nodes > GASNET_MAXNODES)
     gasnetc_fatal("gasnet_init: a job of %u nodes; at most %u are supported",

@@ -254,9 +254,13 @@ void gasnetc_seginfo_handler(gasnet_token_t token, void *buf, size_t nbytes,
                              gasnet_handlerarg_t parity);
 
 /* ---- errors (gasnetc_errors.c) ---------------------------------------- */
-/* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */
+/* Print "GASNet error: <msg> (on node N of M)" and end the whole job with
+ * code 1, through the one fatal path (tools/gasnett_crash.c). The
+ * extended layer's gasnete_fatal is this too (gasnetc_vfatal, gasnetc_ext.h). */
 void gasnetc_fatal(const char *fmt, ...)
     __attribute__((noreturn, format(printf, 1, 2)));
+/* The end of that path in a job (gasnett__set_job_end): boot_abort. */
+void gasnetc_job_end(int code, const char *line) __attribute__((noreturn));
 /* gasnet_init or gasnet_attach cannot go on: print "GASNet: CALL: reason",
  * remember both (a later call then says that CALL failed and why, instead
  * of "called before CALL") and return rc, the error code CALL returns. */
