@@ -33,9 +33,8 @@
  * authenticated like the transport's frames. They are for messages whose
  * loss the core repairs itself, cheaper than a frame where the transport's
  * reliability is most of a message's cost: amudp carries them (a NOTE
- * datagram), and the barrier's messages go as notices over it
- * (extended-ref/gasnete_barrier.c; docs/transports.md, "Notices"). A
- * transport without them (ops->notice NULL) is asked for frames only.
+ * datagram; docs/transports.md, "Notices"). A transport without them
+ * (ops->notice NULL) is asked for frames only.
  *
  * Threading: in a PAR build (GASNETC_THREADS defined to 1) every op except
  * open/connect/close may be called from several threads at once, and the
