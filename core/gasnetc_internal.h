@@ -12,6 +12,7 @@
 
 #include "gasnet.h"
 #include "transport.h"
+#include "transport_live.h" /* the liveness service's ops */
 #include "gasnetc_wire.h"
 #include "gasnetc_ext.h"
 #include "gasneti_time.h" /* gasneti_now_ns: the one monotonic clock */
@@ -229,9 +230,11 @@ typedef struct gasnetc_conduit {
   unsigned (*route)(gasnet_node_t me, gasnet_node_t peer);
   const gasnetc_extension_t *extensions[2];
   unsigned nextensions;
+  /* The liveness service (core/transport_live.h; live/live_udp.c). */
+  const gasnetc_live_ops_t *live;
   /* The variable holding the liveness timeout of the transports that have
-   * none of their own (shm): the network transport's (gasnetc_live.c).
-   * NULL: the default, 30 s. */
+   * none of their own (shm): the network transport's, handed to
+   * live->open. NULL: the default, 30 s. */
   const char *live_timeout_env;
 } gasnetc_conduit_t;
 extern const gasnetc_conduit_t gasnetc_conduit;

@@ -158,7 +158,8 @@ typedef struct gasnetc_transport_config {
    */
   int (*watch)(void *ctx, int fd, unsigned events);
   /*
-   * Liveness (core/gasnetc_live.c; docs/transports.md, "Liveness"). Every
+   * Liveness (the service of core/transport_live.h, live/live_udp.c;
+   * docs/transports.md, "Liveness"). Every
    * process answers probes from a thread of its own whether or not it
    * polls, so only a peer that is gone or stopped leaves them unanswered.
    * live_probe sends `rank` one probe (a datagram: never blocks, never
