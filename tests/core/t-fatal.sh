@@ -15,6 +15,7 @@
 # timeout: 90
 # bypass: on
 set -u
+ulimit -c 0  # the tools case ends by abort(): no core file may stay behind
 . "$TOP/tests/lib/conduit.sh"
 cd "$BIN" || exit 1
 fails=0
