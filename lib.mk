@@ -4,14 +4,14 @@ pkgconfig_DATA =
 pkgconfigdir = $(libdir)/pkgconfig
 CLEANFILES =
 
-# ---- udp conduit: libgasnet-udp-{seq,parsync,par}.a (core + amudp + boot + tools + common) ----
+# ---- udp conduit: libgasnet-udp-{seq,parsync,par}.a (core + amudp + live + boot + tools + common) ----
 # conduit/udp.c lists the core's transport (amudp) and extension
 # (extended-ref), core/gasnetc_ident.c the ident strings naming the conduit
 # (GASNET_CONDUIT_UDP) and mode; the rest comes from the
 # per-directory convenience libraries. Static only (LT_INIT disable-shared).
 lib_LTLIBRARIES += libgasnet-udp-seq.la libgasnet-udp-parsync.la libgasnet-udp-par.la
 GASNET_CONDUIT_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/include -I$(top_builddir)/include -I$(top_srcdir)/common -I$(top_srcdir)/core
-GASNET_CONDUIT_LIBS = spawner/libboot.la common/libgasneti.la $(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
+GASNET_CONDUIT_LIBS = live/liblive.la bootstrap/libboot.la common/libgasneti.la $(ZLIB_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 
 libgasnet_udp_seq_la_SOURCES = conduit/udp.c core/gasnetc_ident.c
 libgasnet_udp_seq_la_CPPFLAGS = $(GASNET_CONDUIT_CPPFLAGS) -DGASNET_CONDUIT_UDP -DGASNET_SEQ

@@ -2,7 +2,7 @@
  * gasneti_bytes.h - integers to and from bytes in a stated byte order,
  * whatever the host's: little-endian for the transports' wire formats
  * (amudp_wire.h, amtcp_wire.h, core/gasnetc_wire.h), big-endian (network
- * order) for the launcher protocol (spawner/spawn_proto.h) and SHA-256.
+ * order) for the launcher protocol (spawnproto/spawn_proto.h) and SHA-256.
  * Byte by byte, so any alignment will do; compilers make each one load or
  * store (and a byte swap where the orders differ).
  */

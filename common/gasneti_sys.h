@@ -2,7 +2,7 @@
  * gasneti_sys.h - the system calls of the message path, made directly.
  *
  * In a process with more than one thread (every rank has one more: the
- * liveness service, core/gasnetc_live.c) glibc makes each socket call a pthread
+ * liveness service, live/live_udp.c) glibc makes each socket call a pthread
  * cancellation point: around the system call it switches the thread's
  * cancellation type, two atomic read-modify-writes on the thread's
  * descriptor, in code on pages of its own. No GASNet call is a

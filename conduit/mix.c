@@ -11,6 +11,7 @@
 
 extern const gasnetc_transport_ops_t amudp_ops, amtcp_ops;
 extern const gasnetc_extension_t gasnete_extension;
+extern const gasnetc_live_ops_t live_udp_ops;
 
 static unsigned gasnetc_mix_route(gasnet_node_t me, gasnet_node_t peer) {
   return (me + peer) & 1u;
@@ -23,4 +24,5 @@ const gasnetc_conduit_t gasnetc_conduit = {
   .route = gasnetc_mix_route,
   .extensions = { &gasnete_extension },
   .nextensions = 1,
+  .live = &live_udp_ops, /* probes answered by a thread, over UDP */
 };

@@ -11,6 +11,7 @@
 
 extern const gasnetc_transport_ops_t amtcp_ops, amshm_ops;
 extern const gasnetc_extension_t gasnete_extension;
+extern const gasnetc_live_ops_t live_udp_ops;
 
 const gasnetc_conduit_t gasnetc_conduit = {
   .name = "tcp",
@@ -19,5 +20,6 @@ const gasnetc_conduit_t gasnetc_conduit = {
   .route = gasnetc_route_nbrhd, /* shared memory within the neighbourhood */
   .extensions = { &gasnete_extension },
   .nextensions = 1,
+  .live = &live_udp_ops, /* probes answered by a thread, over UDP */
   .live_timeout_env = "GASNET_TCP_TIMEOUT", /* amtcp's: shm neighbours die the same way */
 };

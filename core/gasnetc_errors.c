@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gasnetc_internal.h"
 #include "gasnett_internal.h"
@@ -72,15 +71,13 @@ void gasnetc_not_ready(const char *fname, int need_attach) {
   gasnetc_fatal("%s: called before %s (spec 2.1.0.1)", fname, need);
 }
 
-/* Spec 2.3: misuse prints a message and terminates the job. The line is the
- * reason given to boot_abort: the launcher prints it and ends every rank with
- * a non-zero code (without a launcher, boot_abort prints it itself). */
-void gasnetc_fatal(const char *fmt, ...) {
+/* Spec 2.3: misuse prints a message and terminates the job. The line goes
+ * down the one fatal path (tools/gasnett_crash.c: backtrace, freeze) to
+ * gasnetc_job_end: the launcher prints it and ends every rank with a
+ * non-zero code. Before gasnet_init there is no job: it is printed here. */
+void gasnetc_vfatal(const char *fmt, va_list ap) {
   char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   char line[600];
   if (gasnetc_g.inited)
     snprintf(line, sizeof line, "GASNet error: %s (on node %u of %u)", msg,
@@ -88,11 +85,13 @@ void gasnetc_fatal(const char *fmt, ...) {
   else
     snprintf(line, sizeof line, "GASNet error: %s", msg);
   __atomic_store_n(&gasnetc_g.exiting, 1, __ATOMIC_SEQ_CST);
-  fflush(stdout);
-  gasnett__fatal_diag(); /* GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR */
-  if (!gasnetc_g.inited) {
-    fprintf(stderr, "%s\n", line);
-    _exit(1);
-  }
-  boot_abort(1, line);
+  gasnett__fatal_end(1, line);
 }
+
+void gasnetc_fatal(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  gasnetc_vfatal(fmt, ap);
+}
+
+void gasnetc_job_end(int code, const char *line) { boot_abort(code, line); }

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "gasnetc_internal.h"
-#include "gasnetc_live.h"
 #include "boot.h"
 #include "gasnet_mk.h"
 
@@ -179,7 +178,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   if (rc) return rc;
   gasnetc_g.name = strdup(clientName);
   gasnetc_g.flags = flags;
-  if (flags & GEX_FLAG_DEFER_THREADS) gasnetc_live_defer();
+  if (flags & GEX_FLAG_DEFER_THREADS) gasnetc_conduit.live->defer();
   if ((rc = gasnetc_connect(call))) return rc;
   /* "an implicit barrier ... prior to return" */
   if (boot_barrier() != 0) gasnetc_fatal("%s: the bootstrap barrier failed", call);
@@ -302,7 +301,7 @@ int gex_System_QueryProgressThreads(gex_Client_t client, unsigned int *count_p,
   if (!(gasnetc_g.flags & GEX_FLAG_DEFER_THREADS))
     return gasnetc_soft_error(GASNET_ERR_RESOURCE, call, "gex_Client_Init was not given "
                               "GEX_FLAG_DEFER_THREADS (GASNET_ERR_RESOURCE)");
-  live.gex_progress_fn = gasnetc_live_deferred();
+  live.gex_progress_fn = gasnetc_conduit.live->deferred();
   live.gex_progress_arg = &live; /* unused by the function; non-NULL, as clients check */
   *count_p = live.gex_progress_fn ? 1 : 0;
   *info_p = &live;

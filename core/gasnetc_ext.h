@@ -6,8 +6,13 @@
 #ifndef GASNETC_EXT_H
 #define GASNETC_EXT_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include "gasnet.h"
+
+/* gasnetc_fatal's va_list form (gasnetc_errors.c): "GASNet error: <msg> (on
+ * node N of M)" down the one fatal path of every layer; the job ends with 1. */
+void gasnetc_vfatal(const char *fmt, va_list ap) __attribute__((noreturn, format(printf, 1, 0)));
 
 /* What an extension gives the core; listed by the conduit (conduit/<name>.c). */
 typedef struct gasnetc_extension {
@@ -130,10 +135,15 @@ int gasnetc_am_request_long_lc(gex_TM_t pair, gasnet_node_t node, gex_AM_Index_t
 /* Notices (core/transport.h, gasnetc_notice.c): a few words sent once,
  * perhaps lost, for messages whose loss the extension repairs itself. A
  * notice's handler runs like an AM handler (any thread in PAR), and may
- * send notices but no requests. */
-enum { GASNETC_NOTICE_BARRIER = 1, GASNETC_NOTICE_KINDS };
+ * send notices but no requests. The kinds are the extensions' to number
+ * (1..GASNETC_NOTICE_KINDS - 1; 0 is none), the same on every rank since
+ * they travel: the core only checks that a kind has one owner. */
+#define GASNETC_NOTICE_KINDS 8
 #define GASNETC_NOTICE_NWORDS 5
 typedef void (*gasnetc_notice_fn)(gasnet_node_t src, const uint32_t *w);
+/* fn gets the notices of kind; fatal for a kind out of range or owned by
+ * another fn. Register before the first notice of kind may arrive (at
+ * connect): until then they are dropped, as lost ones. */
 void gasnetc_notice_register(unsigned kind, gasnetc_notice_fn fn);
 /* Send job rank node (not this one) a notice of GASNETC_NOTICE_NWORDS words:
  * 0 (sent, and perhaps lost), -ENOTSUP (its transport carries no notices:

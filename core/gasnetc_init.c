@@ -37,7 +37,6 @@
 #include <netinet/in.h>
 
 #include "gasnetc_internal.h"
-#include "gasnetc_live.h"
 #include "gasnett_internal.h"
 #include "gasneti_env.h"
 #include "boot.h"
@@ -85,6 +84,7 @@ static void gasnetc_exit_now(int code, int notify) __attribute__((noreturn));
  *                       (gasnetc_host.c): 0 = all of a host, 1 = no bypass
  *                                                                 default 0 */
 #define GASNETC_SPIN_USEC_DEFAULT 100
+#define GASNETC_LIVE_TIMEOUT_DEFAULT 30 /* s, as GASNET_UDP_TIMEOUT and GASNET_TCP_TIMEOUT */
 
 /* boot_getenv, reported under GASNET_VERBOSEENV with the default. */
 static const char *gasnetc_env(const char *name, const char *dflt) {
@@ -267,11 +267,13 @@ int gasnet_init(int *argc, char ***argv) {
   gasnetc_objects_init();
   gasnetc_g.inited = 1;
   /* The tools read the job's environment from now on; diagnostics
-   * (GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR) name the rank, and
+   * (GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR) name the rank, a fatal error
+   * ends the job through the launcher, and
    * GASNET_VERBOSEENV is reported once per job, by node 0. */
   gasnett__set_getenv(boot_getenv);
   gasnett__set_rank((int)gasnetc_g.mynode);
   gasnett__set_verbose_reporter(gasnetc_g.mynode == 0);
+  gasnett__set_job_end(gasnetc_job_end);
   gasnett__diag_init();
   if (gasnetc_g.nodes == 0 || gasnetc_g.nodes > GASNET_MAXNODES)
     gasnetc_fatal("gasnet_init: a job of %u nodes; at most %u are supported",
@@ -319,7 +321,7 @@ typedef struct {
   uint64_t minheapoffset;
   gasnetc_seg_handle_t seg_handle; /* (pid, memfd) when neighbours may map it */
   /* then, per transport, its address blob in GASNETC_ADDR_MAX bytes, and
-   * the liveness socket's (gasnetc_live.c) */
+   * the liveness service's (gasnetc_conduit.live) */
   uint8_t addr[];
 } gasnetc_attach_rec_t;
 
@@ -361,7 +363,7 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
     if (tp->ops->address(tp->t, rec->addr + i * GASNETC_ADDR_MAX, &alen) != 0)
       gasnetc_fatal("%s: the %s transport has no address", call, tp->ops->name);
   }
-  if (with_addrs) gasnetc_live_address(rec->addr + gasnetc_g.ntp * GASNETC_ADDR_MAX);
+  if (with_addrs) gasnetc_conduit.live->address(rec->addr + gasnetc_g.ntp * GASNETC_ADDR_MAX);
   if (boot_exchange(rec, stride, all) != 0)
     gasnetc_fatal("%s: the bootstrap exchange failed", call);
   for (gasnet_node_t i = 0; i < n && with_seg; i++) {
@@ -374,7 +376,7 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
               "value (spec 2.1.0.2)\n", (unsigned)i,
               (unsigned long)r->minheapoffset, (unsigned long)minheapoffset);
   }
-  if (with_addrs && gasnetc_live_connect(all + offsetof(gasnetc_attach_rec_t, addr) +
+  if (with_addrs && gasnetc_conduit.live->connect(all + offsetof(gasnetc_attach_rec_t, addr) +
                                               gasnetc_g.ntp * GASNETC_ADDR_MAX, stride) != 0)
     gasnetc_fatal("%s: cannot start the liveness service (see the message above)", call);
   if (with_addrs && gasnetc_route_connect(all + offsetof(gasnetc_attach_rec_t, addr), stride) != 0)
@@ -383,11 +385,24 @@ static void gasnetc_attach_exchange(const char *call, const gasnet_seginfo_t *my
   free(all);
 }
 
-/* Open the conduit's transports (their addresses are exchanged next). */
+/* The liveness timeout of the transports without a variable of their own
+ * (shm): the conduit names the network transport's. Read quietly: that
+ * transport reads the same variable and warns. */
+static uint64_t gasnetc_live_timeout_ns(const gasnetc_transport_config_t *cfg) {
+  const char *var = gasnetc_conduit.live_timeout_env;
+  double secs = var ? gasneti_env_num(cfg->getenv, "gasnet", 1, var, GASNETC_LIVE_TIMEOUT_DEFAULT,
+                                      0, 86400, gasnett__envreport)
+                    : GASNETC_LIVE_TIMEOUT_DEFAULT;
+  return (uint64_t)(secs * 1e9);
+}
+
+/* Open the liveness service and the conduit's transports (their addresses
+ * are exchanged next). */
 static int gasnetc_attach_open(const char *call) {
   gasnetc_transport_config_t cfg;
   gasnetc_attach_config(&cfg);
-  if (gasnetc_live_open(&cfg) != 0)
+  cfg.live_timeout_ns = gasnetc_live_timeout_ns(&cfg);
+  if (gasnetc_conduit.live->open(&cfg) != 0)
     return gasnetc_setup_failed(GASNET_ERR_RESOURCE, call,
                                 "cannot open the liveness socket (see the message above)");
   int rc = gasnetc_route_open(&cfg);
@@ -613,7 +628,7 @@ static void gasnetc_exit_now(int code, int notify) {
     for (unsigned i = 0; i < gasnetc_conduit.nextensions; i++)
       if (gasnetc_conduit.extensions[i]->exit) gasnetc_conduit.extensions[i]->exit();
     gasnetc_route_close();
-    gasnetc_live_close(); /* after: peers' probes are answered while we flush */
+    gasnetc_conduit.live->close(); /* after: peers' probes are answered while we flush */
   }
   _exit(code);
 }

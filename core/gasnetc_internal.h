@@ -12,6 +12,7 @@
 
 #include "gasnet.h"
 #include "transport.h"
+#include "transport_live.h" /* the liveness service's ops */
 #include "gasnetc_wire.h"
 #include "gasnetc_ext.h"
 #include "gasneti_time.h" /* gasneti_now_ns: the one monotonic clock */
@@ -229,9 +230,11 @@ typedef struct gasnetc_conduit {
   unsigned (*route)(gasnet_node_t me, gasnet_node_t peer);
   const gasnetc_extension_t *extensions[2];
   unsigned nextensions;
+  /* The liveness service (core/transport_live.h; live/live_udp.c). */
+  const gasnetc_live_ops_t *live;
   /* The variable holding the liveness timeout of the transports that have
-   * none of their own (shm): the network transport's (gasnetc_live.c).
-   * NULL: the default, 30 s. */
+   * none of their own (shm): the network transport's, handed to
+   * live->open. NULL: the default, 30 s. */
   const char *live_timeout_env;
 } gasnetc_conduit_t;
 extern const gasnetc_conduit_t gasnetc_conduit;
@@ -254,9 +257,13 @@ void gasnetc_seginfo_handler(gasnet_token_t token, void *buf, size_t nbytes,
                              gasnet_handlerarg_t parity);
 
 /* ---- errors (gasnetc_errors.c) ---------------------------------------- */
-/* Print "GASNet error: <msg>" and end the whole job with a non-zero code. */
+/* Print "GASNet error: <msg> (on node N of M)" and end the whole job with
+ * code 1, through the one fatal path (tools/gasnett_crash.c). The
+ * extended layer's gasnete_fatal is this too (gasnetc_vfatal, gasnetc_ext.h). */
 void gasnetc_fatal(const char *fmt, ...)
     __attribute__((noreturn, format(printf, 1, 2)));
+/* The end of that path in a job (gasnett__set_job_end): boot_abort. */
+void gasnetc_job_end(int code, const char *line) __attribute__((noreturn));
 /* gasnet_init or gasnet_attach cannot go on: print "GASNet: CALL: reason",
  * remember both (a later call then says that CALL failed and why, instead
  * of "called before CALL") and return rc, the error code CALL returns. */

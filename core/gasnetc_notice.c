@@ -9,14 +9,11 @@
  *   gasnetc_notices_to(node)           1 if node's transport carries them
  *   gasnetc_notice_cb                  every transport's cfg.notice
  *
- * The one user is the barrier (extended-ref/gasnete_barrier.c): over UDP
- * a barrier message as a frame cost the reliability layer's bookkeeping
- * on both sides, most of a crowded host's barrier (docs/performance.md,
- * "The barrier by notices"); its messages are idempotent facts ("rank r
- * reached phase p"), so a lost one is asked for again instead
- * (gasnete_bpull_due). A notice is handed over like a frame, with no
- * transport lock held, and counts as a frame delivered for the wait that
- * polled it.
+ * The core names none of its clients: an extension numbers its kinds
+ * itself (gasnetc_ext.h) and registers them at connect; the core routes
+ * a notice to the fn of its kind. A notice is handed over like a frame,
+ * with no transport lock held, and counts as a frame delivered for the
+ * wait that polled it.
  */
 #include <errno.h>
 
@@ -26,9 +23,13 @@ _Static_assert(GASNETC_NOTICE_NWORDS == GASNETC_NOTICE_WORDS, "one notice size")
 
 static gasnetc_notice_fn gasnetc_notice_fns[GASNETC_NOTICE_KINDS];
 
+/* Two owners of one kind would each get the other's words as theirs. */
 void gasnetc_notice_register(unsigned kind, gasnetc_notice_fn fn) {
-  if (kind == 0 || kind >= GASNETC_NOTICE_KINDS)
-    gasnetc_fatal("internal: notice kind %u registered (1..%d)", kind, GASNETC_NOTICE_KINDS - 1);
+  if (kind == 0 || kind >= GASNETC_NOTICE_KINDS || !fn)
+    gasnetc_fatal("internal: notice kind %u registered (1..%d, with a function)", kind,
+                  GASNETC_NOTICE_KINDS - 1);
+  if (gasnetc_notice_fns[kind] && gasnetc_notice_fns[kind] != fn)
+    gasnetc_fatal("internal: notice kind %u registered by two extensions", kind);
   gasnetc_notice_fns[kind] = fn;
 }
 

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "gasnetc_internal.h"
-#include "gasnetc_live.h"
 
 uint64_t gasnetc_stats[GASNETC_STAT_COUNT];
 
@@ -47,7 +46,7 @@ void gasnetc_stats_print(FILE *f, unsigned mask) {
     if (gasnetc_g.tp[i].ops->stats) gasnetc_g.tp[i].ops->stats(gasnetc_g.tp[i].t, f);
   }
   fprintf(f, "# liveness\n");
-  gasnetc_live_stats(f);
+  gasnetc_conduit.live->stats(f);
 }
 
 /* ---- the job's sum ---------------------------------------------------------- */

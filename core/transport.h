@@ -33,9 +33,8 @@
  * authenticated like the transport's frames. They are for messages whose
  * loss the core repairs itself, cheaper than a frame where the transport's
  * reliability is most of a message's cost: amudp carries them (a NOTE
- * datagram), and the barrier's messages go as notices over it
- * (extended-ref/gasnete_barrier.c; docs/transports.md, "Notices"). A
- * transport without them (ops->notice NULL) is asked for frames only.
+ * datagram; docs/transports.md, "Notices"). A transport without them
+ * (ops->notice NULL) is asked for frames only.
  *
  * Threading: in a PAR build (GASNETC_THREADS defined to 1) every op except
  * open/connect/close may be called from several threads at once, and the
@@ -159,7 +158,8 @@ typedef struct gasnetc_transport_config {
    */
   int (*watch)(void *ctx, int fd, unsigned events);
   /*
-   * Liveness (core/gasnetc_live.c; docs/transports.md, "Liveness"). Every
+   * Liveness (the service of core/transport_live.h, live/live_udp.c;
+   * docs/transports.md, "Liveness"). Every
    * process answers probes from a thread of its own whether or not it
    * polls, so only a peer that is gone or stopped leaves them unanswered.
    * live_probe sends `rank` one probe (a datagram: never blocks, never

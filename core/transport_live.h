@@ -1,11 +1,19 @@
 /*
- * transport_live.h - when a silent peer is dead, decided the same way by
- * every transport (docs/transports.md, "Liveness").
+ * transport_live.h - liveness, as the core and the transports see it
+ * (docs/transports.md, "Liveness"):
+ *
+ *  - gasnetc_live_ops_t: the liveness service, a transport of its own
+ *    outside the core (live/live_udp.c: a thread and a UDP socket per
+ *    process that answer probes even while the rank computes). The conduit
+ *    lists it (gasnetc_conduit.live); the core opens, connects, reports and
+ *    closes it through this table and knows nothing of how probes travel.
+ *  - gasnetc_live_watch: when a silent peer is dead, decided the same way
+ *    by every transport.
  *
  * A transport knows when it last heard from a peer (data, an ack): it
  * calls gasnetc_live_watch from its timers with that time, `quiet_since`.
  * Once the peer has been quiet for a quarter of the timeout, the peer is
- * probed through the core's liveness service (cfg.live_probe) every
+ * probed through the liveness service (cfg.live_probe) every
  * quarter of the timeout; it answers from a thread of its own even while
  * it computes without polling. It is dead when neither the transport nor
  * a probe has heard from it for the whole timeout, and its last 3 probes
@@ -19,6 +27,34 @@
 #include <stdint.h>
 
 #include "transport.h"
+
+/* A thread's body, as pthread_create takes it. */
+typedef void *(*gasnetc_thread_fn)(void *);
+
+/* The liveness service. Called by the core alone, one call at a time, in
+ * this order: open, address, (defer, deferred), connect, stats, close. */
+typedef struct gasnetc_live_ops {
+  const char *name;
+  /* Open the service's endpoint (port 0, at cfg->bind_addr, as the
+   * transports) and set cfg's live_probe / live_heard. A job of one rank
+   * opens nothing. 0, or -errno after one line naming the step. */
+  int (*open)(gasnetc_transport_config_t *cfg);
+  /* The endpoint's address blob (transport_addr.h) into GASNETC_ADDR_MAX
+   * bytes, for the attach exchange; zeros when nothing was opened. */
+  void (*address)(void *blob);
+  /* GEX_FLAG_DEFER_THREADS: connect starts no thread; the client runs
+   * deferred()'s function (NULL: no thread to start, e.g. a job of one
+   * rank) in a joinable thread, which close joins. */
+  void (*defer)(void);
+  gasnetc_thread_fn (*deferred)(void);
+  /* Learn every rank's blob (rank r's at blobs + r * stride) and start the
+   * thread. 0, or -errno after one line. */
+  int (*connect)(const void *blobs, size_t stride);
+  /* Counters, "live_NAME value" lines, for GASNET_STATSFILE. */
+  void (*stats)(FILE *out);
+  /* Stop answering and free everything; safe after a failed open. */
+  void (*close)(void);
+} gasnetc_live_ops_t;
 
 #define GASNETC_LIVE_PROBES 4 /* probes per timeout: 3 go unanswered before death */
 

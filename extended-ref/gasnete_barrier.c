@@ -236,7 +236,7 @@ void gasnete_barrier_attach(void) {
   gasnete_b0.team->barrier = &gasnete_b0;
   gasnete_bhierarchy(&gasnete_b0, gasnete_by_host);
   gasnete_blist(&gasnete_b0, 1);
-  gasnetc_notice_register(GASNETC_NOTICE_BARRIER, gasnete_barrier_notice);
+  gasnetc_notice_register(GASNETE_NOTICE_BARRIER, gasnete_barrier_notice);
 }
 
 /* Add b to gasnete_b_all, or take it out. */
@@ -383,7 +383,7 @@ static void gasnete_bsend(const gasnete_barrier_t *b, gasnet_node_t to, uint32_t
   gasnet_node_t jr = gasnetc_team_jobrank(tm, to);
   uint32_t w[GASNETC_NOTICE_NWORDS] = { tm->id, phase, what | (uint32_t)st.kind << 8, idx,
                                         (uint32_t)st.id };
-  if (!again && gasnetc_notice_send(jr, GASNETC_NOTICE_BARRIER, w) != -ENOTSUP) return;
+  if (!again && gasnetc_notice_send(jr, GASNETE_NOTICE_BARRIER, w) != -ENOTSUP) return;
   gex_AM_RequestShort6(gasnete_g.pair, jr, again ? GASNETE_H_BARRIER_AGAIN : GASNETE_H_BARRIER, 0,
                        (gex_AM_Arg_t)tm->id,
                        (gex_AM_Arg_t)phase, (gex_AM_Arg_t)what, (gex_AM_Arg_t)idx, st.kind,

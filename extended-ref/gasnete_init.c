@@ -106,20 +106,13 @@ const gasnetc_extension_t gasnete_extension = {
   .exit = gasnete_barrier_exit,
 };
 
-/* Spec 3: fatal, with a message. We end the job through gasnet_exit(1), as
- * the core does for its own misuse errors, rather than SIGABRT: every node
- * exits promptly with the same code and no core file. */
+/* Spec 3: fatal, with a message: the core's fatal path (one for every layer:
+ * the same line, backtrace and freeze, the job ended through the launcher
+ * with code 1), not SIGABRT: every node ends promptly, no core file. */
 void gasnete_fatal(const char *fmt, ...) {
-  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  fflush(stdout);
-  fprintf(stderr, "GASNet error: %s (on node %u of %u)\n", msg, (unsigned)gasnet_mynode(),
-          (unsigned)gasnet_nodes());
-  fflush(stderr);
-  gasnet_exit(1);
+  gasnetc_vfatal(fmt, ap);
 }
 
 void gasnete_check_remote_slow(const char *fname, const gasnete_peer_t *p, const void *addr,

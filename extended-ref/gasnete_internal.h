@@ -66,6 +66,12 @@ enum {
   GASNETE_H_VIS_PC = 91,    /* Medium request: client payload; handler counter(2): run it, ACK */
 };
 
+/* ---- notice kinds: ours to number (core/gasnetc_ext.h); they travel, so
+ * a number never changes meaning ------------------------------------------ */
+enum {
+  GASNETE_NOTICE_BARRIER = 1, /* words team phase what|kind<<8 idx id (gasnete_barrier.c) */
+};
+
 /* ---- counters -------------------------------------------------------------- */
 typedef struct {
   uint32_t pending; /* AM requests whose reply has not been handled, and

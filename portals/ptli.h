@@ -15,7 +15,7 @@
  * replies an incoming request produces, are made after it is released.
  *
  * Layers below: the transports (core/transport.h: amudp or amtcp between
- * hosts, amshm within a host) and the bootstrap (spawner/boot.h); no GASNet
+ * hosts, amshm within a host) and the bootstrap (bootstrap/boot.h); no GASNet
  * core call.
  */
 #ifndef PTLI_H

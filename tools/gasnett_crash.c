@@ -1,6 +1,8 @@
 /*
- * gasnett_crash.c - what happens when a process fails: gasnett_fatalerror,
- * the handlers of the fatal signals, and the freeze for a debugger. What
+ * gasnett_crash.c - what happens when a process fails: the one fatal path of
+ * every layer (gasnett__fatal_end: gasnett_fatalerror here, gasnetc_fatal in
+ * the core, gasnete_fatal in the extended layer through it), the handlers of
+ * the fatal signals, and the freeze for a debugger. What
  * they do is read from GASNET_BACKTRACE (print a backtrace) and
  * GASNET_FREEZE_ON_ERROR (wait for a debugger), by gasnett__diag_init.
  */
@@ -162,20 +164,43 @@ void gasnett__diag_init(void) {
   if (gasnett__diag.backtrace || gasnett__diag.freeze) gasnett__catch_fatal_signals();
 }
 
-/* The message, then where (if known), then the diagnostics, then abort(). */
+/* Set by the core once it is in a job (gasnett__set_job_end). */
+static void (*gasnett__job_end)(int code, const char *line);
+
+void gasnett__set_job_end(void (*end)(int code, const char *line)) { gasnett__job_end = end; }
+
+/* The one fatal path of every layer (docs/tools.md, "Fatal errors"): the
+ * line, the diagnostics the environment asks for, then the end. In a job a
+ * misuse line goes to the launcher, which prints it naming the rank, after
+ * the diagnostics, so that a frozen process does not end its job. */
+void gasnett__fatal_end(int code, const char *line) {
+  fflush(stdout);
+  int to_launcher = code != GASNETT__END_ABORT && gasnett__job_end;
+  if (!to_launcher) {
+    gasnett__write_rank_prefix();
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+  }
+  gasnett__fatal_diag();
+  if (code == GASNETT__END_ABORT) {
+    signal(SIGABRT, SIG_DFL); /* abort() is the end: no second report */
+    abort();
+  }
+  if (to_launcher) gasnett__job_end(code, line);
+  _exit(code);
+}
+
+/* The message, then where (if known); the tools spec's end is abort(). */
 GASNETT_NORETURN
 static void gasnett__fatal_v(const char *fn, const char *file, int line, const char *msg,
                              va_list ap) {
-  char text[1024];
+  char text[1024], where[1300];
   vsnprintf(text, sizeof text, msg, ap);
-  fflush(stdout);
-  gasnett__write_rank_prefix();
-  fprintf(stderr, "*** FATAL ERROR: %s\n", text);
-  if (file) fprintf(stderr, "    at %s:%d in %s()\n", file, line, fn);
-  fflush(stderr);
-  gasnett__fatal_diag();
-  signal(SIGABRT, SIG_DFL); /* abort() is the end: no second report */
-  abort();
+  if (file)
+    snprintf(where, sizeof where, "*** FATAL ERROR: %s\n    at %s:%d in %s()", text, file, line, fn);
+  else
+    snprintf(where, sizeof where, "*** FATAL ERROR: %s", text);
+  gasnett__fatal_end(GASNETT__END_ABORT, where);
 }
 
 void gasnett__fatalerror_at(const char *fn, const char *file, int line, const char *msg, ...) {

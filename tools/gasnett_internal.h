@@ -22,6 +22,17 @@ void gasnett__diag_init(void);
 /* Backtrace and freeze, as asked for, on a fatal error (then the caller ends
  * the job). */
 void gasnett__fatal_diag(void);
+/* How the job ends on a misuse error once the process is in one: the core
+ * passes a function that has the launcher print line, naming the rank, and
+ * end every rank with code (boot_abort); it does not return. */
+void gasnett__set_job_end(void (*end)(int code, const char *line));
+/* The one fatal path of every layer: flushes stdout; prints line on stderr
+ * ("[rank R] " first once the rank is known) unless the job end prints it;
+ * backtrace and freeze as GASNET_BACKTRACE / GASNET_FREEZE_ON_ERROR say;
+ * then code GASNETT__END_ABORT: abort() (gasnett_fatalerror, tools spec),
+ * any other code: the job end with code, else (no job) _exit(code). */
+#define GASNETT__END_ABORT (-1)
+GASNETT_NORETURN void gasnett__fatal_end(int code, const char *line);
 /* Prefix "[rank R] " to the crash lines. */
 void gasnett__set_rank(int rank);
 

@@ -2,8 +2,8 @@
 # timeout: 60
 # conduits: tcp
 # bypass: off (the liveness thread is the same in every variant; over tcp its socket is the ranks' only UDP one)
-# t-live-forge.sh - the liveness socket (core/gasnetc_live.c, its datagram in
-# core/gasnetc_live.h) takes datagrams from anyone: what is not a probe or an
+# t-live-forge.sh - the liveness socket (live/live_udp.c, its datagram in
+# live/live_wire.h) takes datagrams from anyone: what is not a probe or an
 # echo of this job is dropped, counted, and never answered, and the real
 # probes go on being answered. While node 0 of a 2-node job does round trips
 # with node 1 for 6 s, every UDP socket of both ranks (over tcp: the liveness

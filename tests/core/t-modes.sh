@@ -63,9 +63,9 @@ sed -e 's/%GASNET_SEGMENT_MACRO%/GASNET_SEGMENT_EVERYTHING/' -e 's/%GASNET_SEGME
 cp include/gasnet.h include/gasnet_am.h "$tmp/ev/"  # so "gasnet_config.h" resolves to this one
 # one source a compiler, two at a time (the machine's 2 cores: in one cc
 # command the whole library took 9 s), then one link
-evflags="-std=gnu11 -O1 -pthread -D_GNU_SOURCE -DGASNET_SEQ -I$tmp/ev -I. -Iinclude -Icore -Itools -Icommon -Ispawner -Iam$CONDUIT -Iamshm -Iextended-ref"
-evsrcs=$(ls tools/*.c core/gasnetc_*.c conduit/$CONDUIT.c am$CONDUIT/*.c amshm/*.c extended-ref/*.c spawner/boot.c spawner/boot_gasnetrun.c \
-         spawner/boot_kvs.c spawner/boot_pmi1.c spawner/boot_dl.c spawner/boot_self.c spawner/spawn_proto.c common/*.c tests/core/t_everything.c)
+evflags="-std=gnu11 -O1 -pthread -D_GNU_SOURCE -DGASNET_SEQ -I$tmp/ev -I. -Iinclude -Icore -Itools -Icommon -Ibootstrap -Ispawnproto -Ilive -Iam$CONDUIT -Iamshm -Iextended-ref"
+evsrcs=$(ls tools/*.c core/gasnetc_*.c live/*.c conduit/$CONDUIT.c am$CONDUIT/*.c amshm/*.c extended-ref/*.c bootstrap/boot.c bootstrap/boot_gasnetrun.c \
+         bootstrap/boot_kvs.c bootstrap/boot_pmi1.c bootstrap/boot_dl.c bootstrap/boot_self.c spawnproto/spawn_proto.c common/*.c tests/core/t_everything.c)
 mkdir -p "$tmp/ev/o"
 if printf '%s\n' $evsrcs | EVCC=$CC EVFLAGS=$evflags EVO=$tmp/ev/o xargs -P 2 -I{} \
      sh -c 'exec $EVCC $EVFLAGS -c "$1" -o "$EVO/$(echo "${1%.c}" | tr / _).o"' sh {} 2>"$tmp/ev.log" &&

@@ -1,6 +1,6 @@
 /*
  * fuzz_boot_kvs.c - libFuzzer harness for what the bootstrap client reads
- * back from a launcher's key-value space (spawner/boot_kvs.c, get_blob: the
+ * back from a launcher's key-value space (bootstrap/boot_kvs.c, get_blob: the
  * "<stored>.<raw>." header, base64 chunks, zlib), through boot_kvs_ops,
  * the production collectives, over a key-value space played here whose
  * every get answers with the next line of the input. As rank 1 of 2 it

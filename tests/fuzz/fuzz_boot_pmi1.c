@@ -1,6 +1,6 @@
 /*
  * fuzz_boot_pmi1.c - libFuzzer harness for the PMI-1 reply parser
- * (spawner/boot_pmi1.c: read_line, which never reads past a newline, and
+ * (bootstrap/boot_pmi1.c: read_line, which never reads past a newline, and
  * the word-by-word checks of every reply). The production client runs
  * unchanged on PMI_FD, one end of a socketpair whose other end holds the
  * input and is then shut: every reply it waits for is the next line of

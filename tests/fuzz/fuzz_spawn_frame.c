@@ -1,6 +1,6 @@
 /*
  * fuzz_spawn_frame.c - libFuzzer harness for the launcher protocol
- * (spawner/spawn_proto.c, spawn_cfg.c): a connection's bytes cut into
+ * (spawnproto/spawn_proto.c, spawner/spawn_cfg.c): a connection's bytes cut into
  * frames as spawn_recv_frame and the launcher's conn_frames do
  * (spawn_hdr_decode, spawn_frame_payload with its zlib inflate), then each
  * payload through every decoder that may meet it: HELLO, AUTH, WELCOME (a

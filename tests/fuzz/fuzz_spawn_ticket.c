@@ -1,6 +1,6 @@
 /*
  * fuzz_spawn_ticket.c - libFuzzer harness for the launcher ticket
- * (spawn_ticket_parse, spawner/spawn_proto.c): the one line a rank or relay
+ * (spawn_ticket_parse, spawnproto/spawn_proto.c): the one line a rank or relay
  * reads from its inherited pipe, ssh stdin or ticket file. A ticket that
  * parses has a secret of exactly 64 hex digits, and formats back
  * (spawn_ticket_format) to a line that parses to the same ticket.

@@ -27,7 +27,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out="$top/tests/out/fuzz"
 NAMES="amudp_datagram amtcp_stream amtcp_shake spawn_frame spawn_ticket boot_kvs boot_pmi1 ptli_wire"
 CFLAGS="-g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
-INC="-DGASNET_SEQ -I$top/core -I$top/tools -I$top/common -I$top/include -I$top/amudp -I$top/amtcp -I$top/spawner -I$top/portals"
+INC="-DGASNET_SEQ -I$top/core -I$top/tools -I$top/common -I$top/include -I$top/amudp -I$top/amtcp -I$top/bootstrap -I$top/spawnproto -I$top/spawner -I$top/portals"
 
 # The library sources each harness runs (the production code, unchanged).
 srcs() {
@@ -36,15 +36,15 @@ srcs() {
                        amudp/amudp_live.c amudp/amudp_wire.c ;; # the engine alone
   amtcp_stream|amtcp_shake) echo amtcp/amtcp.c amtcp/amtcp_conn.c amtcp/amtcp_live.c common/gasneti_env.c \
                        common/gasneti_sha256.c ;;
-  spawn_frame)    echo spawner/spawn_proto.c spawner/spawn_cfg.c common/gasneti_sha256.c \
+  spawn_frame)    echo spawnproto/spawn_proto.c spawner/spawn_cfg.c common/gasneti_sha256.c \
                        common/gasneti_env.c -lz ;;
-  spawn_ticket)   echo spawner/spawn_proto.c common/gasneti_sha256.c -lz ;;
-  boot_kvs)       echo spawner/boot_kvs.c spawner/spawn_proto.c common/gasneti_sha256.c -lz ;;
-  boot_pmi1)      echo spawner/boot_pmi1.c common/gasneti_env.c ;;
+  spawn_ticket)   echo spawnproto/spawn_proto.c common/gasneti_sha256.c -lz ;;
+  boot_kvs)       echo bootstrap/boot_kvs.c spawnproto/spawn_proto.c common/gasneti_sha256.c -lz ;;
+  boot_pmi1)      echo bootstrap/boot_pmi1.c common/gasneti_env.c ;;
   ptli_wire)      echo portals/ptli_wire.c ;;
   gen_corpus)     echo tests/fuzz/gen_corpus_amtcp.c amudp/amudp_wire.c \
                        amtcp/amtcp.c amtcp/amtcp_conn.c amtcp/amtcp_live.c \
-                       spawner/spawn_proto.c spawner/spawn_cfg.c spawner/boot_kvs.c \
+                       spawnproto/spawn_proto.c spawner/spawn_cfg.c bootstrap/boot_kvs.c \
                        portals/ptli_wire.c common/gasneti_sha256.c common/gasneti_env.c -lz ;;
   *) echo "run.sh: no harness '$1' (have: $NAMES)" >&2; return 1 ;;
   esac

@@ -42,17 +42,17 @@ probe_require() {
     if [ -x "$top/tests/spawner/ssh_probe" ]; then PROBE=$top/tests/spawner/ssh_probe; return 0; fi
     # not in the build yet: link it against the library that holds boot_init
     local a lib=""
-    for a in "$top"/spawner/*.a "$top"/spawner/.libs/*.a "$top"/core/*.a "$top"/*.a "$top"/lib/*.a; do
+    for a in "$top"/bootstrap/*.a "$top"/bootstrap/.libs/*.a "$top"/core/*.a "$top"/*.a "$top"/lib/*.a; do
         [ -f "$a" ] || continue
         nm -g --defined-only "$a" 2>/dev/null | grep -q ' T boot_init$' && { lib=$a; break; }
     done
-    [ -n "$lib" ] || mh_fail "no library defining boot_init under $top (is spawner/ built?)"
+    [ -n "$lib" ] || mh_fail "no library defining boot_init under $top (is bootstrap/ built?)"
     PROBE=$MH_DIR/bin/ssh_probe
     mkdir -p "$MH_DIR/bin"
     # libboot's hashes are in common/'s library (linked beside it, after it)
     local common=""
     for a in "$top"/common/.libs/libgasneti.a "$top"/common/libgasneti.a; do [ -f "$a" ] && { common=$a; break; }; done
-    ${CC:-cc} -std=gnu11 -O1 -I"$top/spawner" -I"$top/include" "$top/tests/spawner/ssh_probe.c" "$lib" $common \
+    ${CC:-cc} -std=gnu11 -O1 -I"$top/bootstrap" -I"$top/include" "$top/tests/spawner/ssh_probe.c" "$lib" $common \
         $(pkg-config --libs libuv zlib 2>/dev/null || echo "-luv -lz") -lpthread -o "$PROBE" 2>"$MH_DIR/cc.err" ||
         { cat "$MH_DIR/cc.err"; mh_fail "cannot build ssh_probe against $lib"; }
     echo "built $PROBE against $lib"

@@ -10,8 +10,8 @@
 #                              times and ThreadSanitizer reported nothing
 #
 # The library's part (every source of the PAR library for $CONDUIT: tools,
-# core, conduit/$CONDUIT.c, its transports and amshm, extended-ref, boot,
-# common) is compiled once per conduit into tests/out/tsan-lib-$CONDUIT/,
+# core, conduit/$CONDUIT.c, its transports and amshm, live, extended-ref,
+# boot, common) is compiled once per conduit into tests/out/tsan-lib-$CONDUIT/,
 # two files at a time, and linked, object by object, into every TSan
 # program of that conduit: the same objects as compiling all the sources in
 # one command. The objects are reused while a stamp matches: the sha256 of
@@ -22,8 +22,8 @@
 
 tsan_flags() {
   echo "-std=gnu11 -g -O1 -fsanitize=thread -pthread -D_GNU_SOURCE -DGASNET_PAR -DGASNETC_THREADS=1
-    -I$TOP -I$TOP/include -I$TOP/core -I$TOP/tools -I$TOP/common -I$TOP/spawner -I$TOP/amudp
-    -I$TOP/amtcp -I$TOP/amshm -I$TOP/extended-ref -I$TOP/tests/lib"
+    -I$TOP -I$TOP/include -I$TOP/core -I$TOP/tools -I$TOP/common -I$TOP/bootstrap -I$TOP/spawnproto -I$TOP/amudp
+    -I$TOP/amtcp -I$TOP/amshm -I$TOP/live -I$TOP/extended-ref -I$TOP/tests/lib"
 }
 
 # tsan_lib: TSAN_OBJS, the library's objects for $CONDUIT, built or reused.
@@ -31,12 +31,12 @@ tsan_lib() {
   local cc=${CC:-gcc} dir="$TOP/tests/out/tsan-lib-$CONDUIT" flags tdirs d srcs stamp s o
   flags=$(tsan_flags)
   case $CONDUIT in mix) tdirs="amudp amtcp amshm" ;; *) tdirs="am$CONDUIT amshm" ;; esac
-  srcs=$(cd "$TOP" && ls tools/*.c core/gasnetc_*.c conduit/$CONDUIT.c $(for d in $tdirs; do echo "$d/*.c"; done) \
-    extended-ref/*.c spawner/boot.c spawner/boot_gasnetrun.c spawner/boot_kvs.c spawner/boot_pmi1.c \
-    spawner/boot_dl.c spawner/boot_self.c spawner/spawn_proto.c common/*.c)
+  srcs=$(cd "$TOP" && ls tools/*.c core/gasnetc_*.c live/*.c conduit/$CONDUIT.c $(for d in $tdirs; do echo "$d/*.c"; done) \
+    extended-ref/*.c bootstrap/boot.c bootstrap/boot_gasnetrun.c bootstrap/boot_kvs.c bootstrap/boot_pmi1.c \
+    bootstrap/boot_dl.c bootstrap/boot_self.c spawnproto/spawn_proto.c common/*.c)
   stamp=$( { echo "$flags"; $cc --version | head -n 1
-             cd "$TOP" && cat $srcs include/*.h core/*.h tools/*.h common/*.h spawner/*.h amudp/*.h \
-               amtcp/*.h amshm/*.h extended-ref/*.h tests/lib/*.h; } 2>/dev/null | sha256sum | cut -c1-64)
+             cd "$TOP" && cat $srcs include/*.h core/*.h tools/*.h common/*.h bootstrap/*.h spawnproto/*.h amudp/*.h \
+               amtcp/*.h amshm/*.h live/*.h extended-ref/*.h tests/lib/*.h; } 2>/dev/null | sha256sum | cut -c1-64)
   TSAN_OBJS=""
   for s in $srcs; do TSAN_OBJS="$TSAN_OBJS $dir/$(echo "${s%.c}" | tr / _).o"; done
   if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$stamp" ]; then

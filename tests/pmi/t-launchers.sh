@@ -8,7 +8,7 @@
 # (tests/lib/slurm.sh) with srun --mpi=pmi2 and --mpi=pmix. Under each:
 #   - a classic client on 4 ranks: AM checksums, puts/gets; every rank PASSED
 #   - (udp run only: the bootstrap alone) the bootstrap collectives through
-#     the launcher's key-value space on 12 ranks (past spawner/boot_kvs.c's
+#     the launcher's key-value space on 12 ranks (past bootstrap/boot_kvs.c's
 #     KVS_DIRECT_MAX, so PMI-1 and PMI2 exchanges gather at rank 0; the
 #     4-rank jobs above get directly): exchanges of 3000 bytes per rank
 #     (raw, several values at PMI's 1024-byte limit) and 20000 (compressed),

@@ -26,6 +26,7 @@ check_eq "rank 2 alone boot_fini(300): status" "$RC" 1
 unset GASNET_SUPERNODE_MAXSIZE
 runs=20 good=0 aborted=0
 for i in $(seq $runs); do
+  : >"$T/o"  # now: the job's own redirection may come after the first read below
   timeout -k 2 30 "$GASNETRUN" -n 4 "$LIVE" pause 20 >"$T/o" 2>"$T/e" </dev/null &
   job=$!
   pid=""

@@ -1,5 +1,5 @@
 /*
- * t_boot - a rank that exercises the bootstrap client (spawner/boot.h) as
+ * t_boot - a rank that exercises the bootstrap client (bootstrap/boot.h) as
  * told by its arguments, checks every result and prints what it compared.
  *   -x LEN      exchange LEN bytes per rank: byte i of rank r is (r*131+i*7)&255
  *   -b LEN ROOT broadcast LEN bytes from ROOT: byte i is (ROOT*17+i*3)&255

@@ -10,7 +10,7 @@
  *                fence, get. boot_kvs.c builds the collectives on top of
  *                it once, for every such launcher.
  *
- * HAVE_PMI2 and HAVE_PMIX come from spawner/Makefile.am (configure's
+ * HAVE_PMI2 and HAVE_PMIX come from bootstrap/Makefile.am (configure's
  * choice); a build without them has gasnetrun and pmi1 only.
  *
  * Every function returns 0 or a negative errno value, after printing one

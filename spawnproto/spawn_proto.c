@@ -1,7 +1,9 @@
 /*
  * spawn_proto.c - encoding and decoding of the launcher protocol (see
- * spawn_proto.h), shared by the launcher and the bootstrap client. Every
- * length that comes off the wire is checked here.
+ * spawn_proto.h), shared by the launcher (spawner/) and the bootstrap
+ * client (bootstrap/): a directory of its own, so that both use it and
+ * neither depends on the other. Every length that comes off the wire is
+ * checked here.
  */
 #include "spawn_proto.h"
 #include "gasneti_sha256.h"

@@ -1,7 +1,8 @@
 /*
  * spawn_proto.h - the one wire format of the launcher protocol: between the
  * launcher, its relays, and the ranks (bootstrap client). Decoded only in
- * spawn_proto.c.
+ * spawn_proto.c. Both sides link it (spawnproto/libspawnproto.la); it
+ * calls neither spawner/ nor bootstrap/.
  *
  * Byte order: every integer is big-endian (network order). Signal numbers
  * are Linux numbers (all hosts of a job run Linux).

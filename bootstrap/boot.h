@@ -1,7 +1,10 @@
 /*
  * boot.h - the bootstrap client: what a GASNet process (a "rank") gets from
  * the job launcher that started it: gasnetrun, or a cluster's launcher
- * through PMI (mpiexec, mpirun, srun). boot.c picks the back end.
+ * through PMI (mpiexec, mpirun, srun). boot.c picks the back end. The
+ * client lives in bootstrap/, apart from the launcher (spawner/); the wire
+ * protocol the two speak is spawnproto/, which both link and which calls
+ * neither.
  *
  * The core (core/) calls these, and nothing else in the library talks to the
  * launcher. Every call here is collective-free except where it says
