@@ -227,10 +227,9 @@ static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_stora
 
 /* Peer sockets (docs/transports.md, "Peer sockets"). A datagram sent by a
  * UDP socket connected to its destination leaves without a route lookup
- * (the kernel keeps the route it found at connect): a raw 16-byte
- * ping-pong on loopback took 10.2 us a round trip by sendto() on one
- * unconnected socket, 8.9 us by send() on connected ones (12 interleaved
- * runs, this project's 2-core VM). So datagrams to a peer's data socket
+ * (the kernel keeps the route it found at connect), a tenth of a raw
+ * round trip (docs/rationale.md, "amudp/amudp.c (amudp_peer_socket)").
+ * So datagrams to a peer's data socket
  * leave by a socket of our own connected to it, opened at the first one
  * (amudp_peer_socket), when not in a send batch (sendmmsg needs one socket
  * for many peers). All our peer sockets share one port, the send port, that
@@ -649,9 +648,8 @@ static int amudp_ack_read_due(gasnetc_transport_t *t, int slept, int rto, int *l
 
 /* The core's wait watches our sockets only while it sleeps. A socket in an
  * epoll set costs every datagram that reaches it the set's wake-up
- * callback, run in the sender's sendmsg on this host: a raw UDP ping-pong
- * took 10.1 us a round trip with its sockets in an epoll set, 9.3 us
- * without (medians of 8 interleaved runs, this project's 2-core VM), and a
+ * callback, run in the sender's sendmsg on this host (several percent of a
+ * round trip: docs/rationale.md, "amudp/amudp.c (amudp_watch)"), and a
  * spinning rank reads its sockets itself. Adding them costs two epoll_ctl
  * calls a sleep; a socket added with data waiting is ready at once, so
  * nothing that came meanwhile is slept through. The ack socket is added
@@ -710,8 +708,7 @@ static int amudp_progress(gasnetc_transport_t *t) {
   /* A retransmission is due: first read what else waits on the data
    * socket. A single read (recvfrom) leaves the rest queued, and a rank
    * back from being descheduled finds there the acks, riding on data, of
-   * what it is about to resend: 4 ranks in a barrier on 2 cores resent
-   * 1.5-3% of their datagrams, nearly all of them already acked so. */
+   * what it is about to resend (tests/amudp/t-backlog.sh). */
   for (int round = 0; rto && got > 0 && round < AMUDP_RX_ROUNDS; round++) {
     now = gasneti_now_ns();
     got = rx_once(t, t->fd, 0, now, &delivered);

@@ -58,8 +58,8 @@
  * payload that does not fit at a multiple of 8 bytes, ((65536 - 20) & ~7)
  * = 65512 for IPv4 (65496 for IPv6), less the UDP header's 8: a datagram
  * of 65505-65507 bytes leaves as two IP fragments, reassembled by the
- * receiving kernel, and a stream of them ran at 1.3 GB/s against 2.2-4.7
- * GB/s for 65504 (docs/performance.md). */
+ * receiving kernel at a fraction of the rate (docs/rationale.md, "the
+ * loopback MTU (65504)"). */
 #define AMUDP_MTU_LOOPBACK  65504u
 #define AMUDP_MTU_LOOPBACK6 65488u
 #define AMUDP_MTU_ETHERNET 1472u      /* auto MTU otherwise: 1500 - IP - UDP */
@@ -78,8 +78,8 @@
                                          does not fault in fresh pages each time */
 /* Prompt acks that make a sender forget that its peer held one: in a
  * barrier of 4 a peer's acks ride on its own rounds promptly or, when it is
- * descheduled, go alone after the idle delay, and forgetting at the first
- * prompt one cost ~90 spurious retransmissions per 5,000 barriers. */
+ * descheduled, go alone after the idle delay; forgetting at the first
+ * prompt one made the next held ack a spurious retransmission. */
 #define AMUDP_HOLDS_MEMORY 16
 #define AMUDP_RXBUF        65536u     /* receive buffer per datagram */
 #define AMUDP_PROBES       3          /* unanswered pings before a silent peer is dead */

@@ -96,9 +96,8 @@ static const void *flatten(unsigned char *buf, const struct iovec *iov, int iovc
  * as it lies, a small one in pieces is gathered on the stack first
  * (flatten): sendmsg() has the kernel read the msghdr, the iovec array and
  * every piece, each on a page of its own, and in a VM that empties the TLB
- * at each system call each is a page walk in the kernel. Barrier loop, 4
- * ranks on 2 CPUs, 8 interleaved runs each: 55.4 -> 53.3 us a barrier, CPU
- * time 2.27 -> 2.19 s (docs/performance.md). */
+ * at each system call each is a page walk in the kernel (measured:
+ * docs/rationale.md, "amudp/amudp_fault.c (raw_send_now)"). */
 GASNETI_HOT
 static void raw_send_now(gasnetc_transport_t *t, amudp_peer_t *p,
                          const struct iovec *iov, int iovcnt) {

@@ -35,17 +35,16 @@
 /* Consecutive receive passes that found data before the data socket is
  * read by recvmmsg() instead of recvfrom(): a barrier's leader, gathering
  * its neighbours' arrivals one poll apart, stays on the cheaper call (at 2,
- * the third arrival and the empty poll after it went by recvmmsg: 4
- * ranks on 2 CPUs, 1.23-1.27x the raw gather barrier against 1.17-1.22x at
- * 8; docs/performance.md, eleventh session); a flood still batches after
- * a few datagrams. */
+ * the third arrival and the empty poll after it went by recvmmsg, and the
+ * barrier was slower: docs/rationale.md, extended-ref/gasnete_barrier.c);
+ * a flood still batches after a few datagrams. */
 #define AMUDP_RX_STREAM_HITS 8
 #define AMUDP_RX_ROUNDS    4          /* recvmmsg() calls per poll: bounds poll's work */
 /* recvmmsg() calls on the ack socket when it is read: until it is empty, up
  * to this bound (acks are not delivered, so each costs little). Read a
- * batch at a time as lazily as it is, it once held thousands of stale
- * acks in front of the one a retransmitting sender needed: t_ex_ratomic
- * -n 3 under 10% loss stalled at the RTO cap (docs/transports.md). */
+ * batch at a time as lazily as it is, it can hold thousands of stale
+ * acks in front of the one a retransmitting sender needs, which then
+ * backs off to the RTO cap. */
 #define AMUDP_ACK_DRAIN_ROUNDS 64
 #define AMUDP_TX_BATCH     32         /* datagrams per sendmmsg() */
 #define AMUDP_TX_IOV       1024       /* iovec entries per sendmmsg() batch */

@@ -235,8 +235,8 @@ static uint64_t sack_bits(const amudp_peer_t *p) {
  * than rto_init. In a large job a rank exchanges only a few datagrams with
  * each peer, and on a crowded host the round trip is scheduling-bound (256
  * ranks on 2 cores: tens of ms): from a fixed 5 ms start, nearly every
- * first datagram to every peer timed out and was resent (tests/core
- * t-scale.sh: 685k spurious retransmissions for 563k frames). */
+ * first datagram to every peer would time out and be resent (tests/core
+ * t-scale.sh). */
 static uint64_t peer_rto(const amudp_engine_t *e, const amudp_peer_t *p) {
   if (p->srtt_ns || !e->ens_srtt_ns) return p->rto_ns;
   uint64_t ens = e->ens_srtt_ns + 4 * e->ens_rttvar_ns;

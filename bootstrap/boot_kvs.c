@@ -16,8 +16,7 @@
  * all of them (PMIx, whose gets are local once a fence collected the data,
  * and small jobs), or rank 0 gets them all and broadcasts the table: with
  * PMI-1 and PMI2 every get is a round trip to the launcher's daemon, and
- * size x size of them cost far more than a second fence (at 64 ranks under
- * Hydra, 60 ms an exchange against a few).
+ * size x size of them cost far more than a second fence.
  * The job key: rank 0 draws 32 random bytes and puts them at init (as
  * generation 0); the others get them after the first fence, which every
  * bootstrap has before the key is used, so start-up costs no extra fence.

@@ -55,13 +55,12 @@ static const void *const gasnetc_ident_keep __attribute__((used)) = gasnetc_iden
  * (see the top of this file): GASNETC_EXIT_LINGER_MS of this process's own
  * CPU time, long enough for a barrier every node has notified to finish.
  * After a non-zero code (an error: the others may be waiting for the node
- * that failed) GASNETC_EXIT_LINGER_MS of the clock, as before: waiting up
- * to the cap there made every failed job, and the misuse tests, 2-5 s
- * slower.
+ * that failed) GASNETC_EXIT_LINGER_MS of the clock: waiting up to the cap
+ * there would make every failed job seconds slower.
  * CPU time, not the clock's: with 128 ranks on 2 cores a node may wait
- * a second for its turn, and 250 ms of the clock once ended a third of
- * them inside such a barrier, before the line they print after it (issue
- * 41). A node that sleeps waiting for what never comes uses no CPU: the
+ * a second for its turn, and a linger of the clock would end some of
+ * them inside such a barrier, before the line they print after it. A
+ * node that sleeps waiting for what never comes uses no CPU: the
  * clock bounds it at GASNETC_EXIT_LINGER_MAX_MS (under gasnetrun, whose
  * GASNET_EXIT_GRACE is shorter, the launcher's SIGQUIT ends it first). */
 #define GASNETC_EXIT_LINGER_MS 250

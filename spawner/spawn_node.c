@@ -29,7 +29,7 @@
 /* A connection must authenticate this soon after it is accepted, so that a
  * stranger cannot hold descriptors for long. A real rank or relay answers
  * HELLO in milliseconds, but over a lossy path TCP's retransmission backoff
- * takes seconds (5 s refused a relay under 20 % loss): no count is shared
+ * takes seconds: no count is shared
  * with strangers, each has its own deadline, so a long one costs real
  * ranks nothing. */
 #define NODE_AUTH_MS 20000
