@@ -225,7 +225,7 @@ static void amudp_ack_socket(gasnetc_transport_t *t, const struct sockaddr_stora
   if (t->afd < 0) t->ack_port = 0;
 }
 
-/* Peer sockets (docs/transports.md, "Peer sockets"). A datagram sent by a
+/* Peer sockets (docs/transport-udp.md, "Peer sockets"). A datagram sent by a
  * UDP socket connected to its destination leaves without a route lookup
  * (the kernel keeps the route it found at connect), a tenth of a raw
  * round trip (docs/rationale.md, "amudp/amudp.c (amudp_peer_socket)").
@@ -607,8 +607,8 @@ static void report_dead(gasnetc_transport_t *t) {
   }
 }
 
-/* The ack socket's read policy, in one place (docs/transports.md, "Acks do
- * not wake sleepers"). Lock held.
+/* The ack socket's read policy, in one place (docs/transport-udp.md,
+ * "Acknowledgements that cost nothing" and "Sleeping"). Lock held.
  *   amudp_ack_eager: acks are waited on now: frames queued for a window,
  *     a request refused for want of credits, a borrowed payload (its
  *     caller waits for them to reuse it), closing, or

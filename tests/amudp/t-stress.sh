@@ -38,7 +38,7 @@ GASNET_UDP_SENDMMSG=0 GASNET_UDP_MTU=1472 "$bin" 4 60 3
 # GASNET_UDP_AGG=0); counts and checksums are checked order-independently.
 echo "== AMUDP_TEST_BURST=100 t_amudp_stress 4 300 10"
 AMUDP_TEST_BURST=100 "$bin" 4 300 10
-# Peer sockets (docs/transports.md): by default every rank sends single
+# Peer sockets (docs/transport-udp.md): by default every rank sends single
 # datagrams to each of its 3 peers by a socket connected to it; with
 # GASNET_UDP_PEER_SOCKETS=1 to one peer so and to the others from the data
 # socket (both ports accepted at once); with 0 all from the data socket.

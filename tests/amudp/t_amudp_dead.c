@@ -15,7 +15,7 @@
  *
  * With T_DEAD_KILL=1 rank 2 gets SIGKILL instead: its sockets close, and
  * what rank 1 sends it draws ICMP port-unreachable errors, which rank 1's
- * peer socket for rank 2 reports at the following send (docs/transports.md,
+ * peer socket for rank 2 reports at the following send (docs/transport-udp.md,
  * "Peer sockets"): that send is made again (udp_send_refused > 0 on rank 1)
  * and the rank is declared dead all the same.
  */
