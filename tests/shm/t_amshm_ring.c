@@ -30,6 +30,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,48 @@ static uint32_t t_offsets(uint32_t ring, uint64_t base) {
             "ring %u offset %u record %u: not empty after", ring, off, need);
     }
   }
+  slot_close(&s);
+  return cases;
+}
+
+/* ---------------------------------------------------------------- malformed PADs */
+
+static void on_alarm(int sig) {
+  (void)sig;
+  static const char msg[] = "FAIL t_bad_pad: amshm_ring_peek still looping on a malformed PAD "
+                            "after 10 s\n";
+  if (write(2, msg, sizeof msg - 1)) {}
+  _exit(1);
+}
+
+/* A PAD that does not fill the ring to its end (len 0, short of the end,
+ * not a multiple of 16, past the end), published by a broken or corrupted
+ * peer: peek returns it for the caller to refuse, in bounded time, and
+ * moves nothing. (It looped forever on a len of 0.) */
+static uint32_t t_bad_pad(void) {
+  slot_t s;
+  slot_open(&s, 256, 0);
+  amshm_ring_t *p = &s.prod[AMSHM_REQ], *c = &s.cons[AMSHM_REQ];
+  static const uint32_t lens[] = {0, 16, 32, 8, 24, 512, 0xfffffff0u};
+  uint32_t cases = 0;
+  signal(SIGALRM, on_alarm);
+  alarm(10);
+  for (uint32_t off = 0; off < 256; off += 16) {
+    for (int i = 0; i < 7; i++) {
+      uint32_t len = lens[i];
+      if (len == 256 - off) continue; /* that one is well formed */
+      ring_set(&s, AMSHM_REQ, off);
+      amshm_rec_t *pad = (amshm_rec_t *)(p->data + off);
+      *pad = (amshm_rec_t){len, AMSHM_REC_PAD, 0, 0, 0};
+      amshm_ring_publish(p, off, 256 - off); /* the ring's bytes up to its end */
+      const amshm_rec_t *r = amshm_ring_peek(c);
+      CHECK(r == (const amshm_rec_t *)(c->data + off) && (r->flags & AMSHM_REC_PAD) &&
+            c->ctl->tail == off, "a PAD of len %u at offset %u: %s", len, off,
+            r ? "skipped" : "not returned");
+      cases++;
+    }
+  }
+  alarm(0);
   slot_close(&s);
   return cases;
 }
@@ -378,7 +421,9 @@ int main(int argc, char **argv) {
   static const uint32_t sizes[] = {64, 256, 4096, 65536};
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 8; j++) model += t_model(sizes[i], &rng, 50000, &refused);
+  uint32_t pads = t_bad_pad();
   double t1 = now_s();
+  printf("   %u malformed PADs returned, not followed\n", pads);
   printf("   %u records at every offset and size, %u pushes and pops against the model "
          "(%u refused, then taken once room was freed): %.2f s\n", offs, model, refused, t1 - t0);
   t_threads(4096, records, seed, 1); /* full and empty all the time */
