@@ -15,6 +15,8 @@
  * 2. Full and empty against a model: seeded random pushes and pops, each
  *    push refused exactly when the model's head, tail and PAD say the
  *    record does not fit, and taken after the consumer frees the room.
+ * 2b. A malformed PAD (one that does not fill the ring to its end) is
+ *    returned by peek for the caller to refuse, not followed.
  * 3. Two threads, a producer and a consumer, each with its own view,
  *    pushing millions of records of random sizes through both rings of
  *    the slot with sequence numbers and checksums (the ring's release and
