@@ -136,13 +136,17 @@ static inline void amshm_ring_publish(amshm_ring_t *r, uint64_t head, size_t len
 }
 
 /* Consumer: the record at the tail, or NULL when the ring is empty.
- * PAD records are skipped here. Freed by amshm_ring_consume. */
+ * PAD records are skipped here. Freed by amshm_ring_consume. A PAD always
+ * fills the ring to its end (amshm_ring_reserve); one that does not is
+ * malformed (a len of 0 would loop here forever): it is returned, PAD flag
+ * and all, for the caller to refuse like any bad record. */
 static inline const amshm_rec_t *amshm_ring_peek(amshm_ring_t *r) {
   for (;;) {
     uint64_t tail = __atomic_load_n(&r->ctl->tail, __ATOMIC_RELAXED); /* ours alone */
     if (__atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE) == tail) return NULL;
-    const amshm_rec_t *rec = (const amshm_rec_t *)(r->data + (tail & (r->size - 1)));
-    if (!(rec->flags & AMSHM_REC_PAD)) return rec;
+    uint64_t pos = tail & (r->size - 1);
+    const amshm_rec_t *rec = (const amshm_rec_t *)(r->data + pos);
+    if (!(rec->flags & AMSHM_REC_PAD) || rec->len != r->size - pos) return rec;
     __atomic_store_n(&r->ctl->tail, tail + rec->len, __ATOMIC_RELEASE);
   }
 }
