@@ -20,7 +20,8 @@
  *    amshm_put). Requests: -EAGAIN when not even the first fragment fits
  *    or a frame is already waiting for room. Replies are never refused:
  *    what does not fit waits in a local overflow queue, flushed by poll and
- *    idle.
+ *    idle. A frame kept there (a reply, or the rest of a started request)
+ *    asks the receiver for room (want_space), so its pipe wakes us.
  *  - poll: drain every ring of our region, delivering single-record frames
  *    straight from the ring and reassembling fragments (into the place()
  *    destination when the core gives one); flush the overflow.
@@ -441,8 +442,11 @@ static int amshm_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
     AMSHM_COUNT(t, bytes_sent, paylen);
   } else if (!started && k == AMSHM_REQ) {
     rc = -EAGAIN; /* nothing queued */
-  } else {
-    rc = amshm_keep(t, p, k, hdr, hdrlen, pay, paylen, off, started);
+  } else if ((rc = amshm_keep(t, p, k, hdr, hdrlen, pay, paylen, off, started)) == 0) {
+    /* The rest waits for room: ask the receiver to wake us when it frees
+     * some (flush sets want_space, then looks once more), or a caller that
+     * does not poll again leaves it there until its next wake-up. */
+    wrote |= amshm_flush_locked(t, p, k);
   }
 out:
   amshm_tx_unlock(p, k);

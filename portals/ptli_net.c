@@ -63,7 +63,8 @@ static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const
                          size_t len);
 static int ptli_poll_all(ptli_ni_t *ni);
 static __thread int ptli_tls_progress;  /* this is the progress thread */
-static __thread int ptli_tls_unsettled; /* a shared-memory send since the last settle */
+static void ptli_kick(ptli_ni_t *ni);
+static void ptli_yield(ptli_ni_t *ni, uint64_t *yield_at, uint64_t now);
 
 static int ptli_seq_ahead(uint32_t seq, uint32_t expected) {
   int32_t d = (int32_t)(seq - expected);
@@ -106,6 +107,30 @@ static void ptli_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdr
   else ptli_process(ni, src, &m, payload, paylen);
 }
 
+/* Where a frame's payload may land (cfg.place): a put that is the next
+ * request of its initiator, in the memory its match gives (the match is
+ * made now); a reply's part, in its MD. NULL for anything else (an early
+ * request, a truncated part, an MD that may be unlinked on its own): the
+ * transport buffers it and it is copied at delivery, as before. Frames
+ * under PTLI_PLACE_MIN are not worth the lock: a transport delivers those
+ * from its own buffer, and one copy is all they cost either way. */
+#define PTLI_PLACE_MIN ((size_t)64 << 10)
+
+static void *ptli_place_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen, size_t paylen) {
+  ptli_ni_t *ni = ctx;
+  ptli_msg_t m;
+  const char *why;
+  if (paylen < PTLI_PLACE_MIN || src >= ni->size || ptli_wire_decode(hdr, hdrlen, paylen, &m, &why) != 0)
+    return NULL; /* a malformed one is counted at delivery */
+  pthread_mutex_lock(&ni->lock);
+  void *dst = m.op == PTLI_OP_REPLY ? ptli_reply_place(ni, src, &m, paylen)
+              : m.op == PTLI_OP_PUT ? ptli_put_place(ni, src, &m, paylen)
+                                    : NULL;
+  pthread_mutex_unlock(&ni->lock);
+  __atomic_store_n(&ni->arriving_ns, gasneti_now_ns(), __ATOMIC_RELAXED); /* ptli_busy */
+  return dst;
+}
+
 /* A request (or a put's continuation frame), in order: process it and
  * every held one that follows. */
 static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
@@ -121,7 +146,8 @@ static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const
   ptli_held_t *done = NULL;
   for (;;) {
     p->recv_seq++;
-    ptli_request(ni, src, m, data, len, &out);
+    if (p->placed.active) ptli_placed_frame(ni, src, m, data, len, &out); /* matched in place() */
+    else ptli_request(ni, src, m, data, len, &out);
     pthread_mutex_unlock(&ni->lock);
     free(done);
     if (out.send)
@@ -156,6 +182,7 @@ static void ptli_part_done(ptli_ni_t *ni, ptli_op_t *op, int rc) {
   if (__atomic_sub_fetch(&op->parts, 1, __ATOMIC_ACQ_REL) != 0) return;
   ptli_op_done(ni, op, __atomic_load_n(&op->rc, __ATOMIC_RELAXED));
   free(op);
+  __atomic_sub_fetch(&ni->inflight, 1, __ATOMIC_RELEASE);
 }
 
 /* A send the transport read from our memory after returning: done now. */
@@ -186,11 +213,15 @@ static int ptli_frame(ptli_ni_t *ni, uint32_t dest, const ptli_msg_t *m, const v
     return 0;
   }
   const gasnetc_transport_ops_t *ops = ni->ops[p->tp];
-  unsigned flags = reply ? GASNETC_SEND_REPLY : 0;
+  /* A put's data may be read from the MD until send_done: SEND_END waits
+   * for it anyway (amudp then sends it without a copy). */
+  unsigned flags = reply ? GASNETC_SEND_REPLY : op ? GASNETC_SEND_BORROW : 0;
   int rc;
+  uint64_t yield_at = 0;
   while ((rc = ops->send(ni->tp[p->tp], dest, hdr, sizeof hdr, data, len, flags, op)) == -EAGAIN)
-    ptli_poll_once(ni); /* room comes with the peer's acks */
-  if (p->tp == 1 && !ptli_tls_progress) ptli_tls_unsettled = 1; /* ptli_settle */
+    if (ptli_poll_all(ni) == 0) /* room comes with the peer's acks; its reader may need our CPU */
+      ptli_yield(ni, &yield_at, gasneti_now_ns());
+  if (p->tp == 0 && !ptli_tls_progress) ptli_kick(ni); /* its timers: the progress thread's deadline */
   if (rc == GASNETC_SEND_INFLIGHT) return 0; /* send_done completes this part */
   if (op) ptli_part_done(ni, op, rc < 0 ? rc : 0);
   return rc < 0 ? rc : 0;
@@ -210,6 +241,7 @@ int ptli_send(ptli_ni_t *ni, uint32_t dest, ptli_msg_t *m, const void *data, siz
     *heap = *op;
     heap->parts = (int)nf;
     heap->rc = 0;
+    __atomic_add_fetch(&ni->inflight, 1, __ATOMIC_RELAXED);
   }
   int rc = 0;
   for (size_t k = 0; k < nf; k++) {
@@ -254,37 +286,50 @@ void ptli_poll_once(ptli_ni_t *ni) { ptli_poll_all(ni); }
  *  on this kernel than CPUs: ni->polite, as the core's polite mode), else
  *  now and then (ptli_yield), so that a peer sharing our CPU still runs.
  *
- * Sends: amshm writes what fits of a frame into the ring and keeps the
- * rest, to be written by the next poll or idle; only those ask the
- * receiver to wake the sender when it frees room. A send made by an
- * application thread while the progress thread sleeps would so wait for
- * the sleep's bound (100 ms per 4 MiB put: the stall of large puts through
- * shared memory). Such a thread polls the shared-memory transport before
- * its call returns (ptli_settle): then the rest is written, or the
- * receiver knows to wake us.
+ * Busy: a large operation delivers nothing for a while, its frame moving
+ * as fragments and acks the transports handle inside poll (a 4 MiB frame
+ * over udp takes a millisecond). While a send of ours is in flight, or
+ * since a large frame began arriving (place() was asked) less than
+ * PTLI_BUSY_NS ago, pollers keep spinning (ptli_busy) rather than hand
+ * the rest over to wake-ups of the progress thread.
+ *
+ * Sends: a send through the network transport arms its timers
+ * (retransmission) after the progress thread computed its sleep: an
+ * application thread's send wakes it when it sleeps (ptli_kick), so that
+ * the new deadline counts. amshm asks the receiver for room when it keeps
+ * the rest of a frame, so its pipe wakes the progress thread for it.
+ * Polling: the network transport serves no peer in a job of one host
+ * (ni->net_idle): then it is not polled (a system call each for amudp).
  */
 #define PTLI_SLEEP_MAX_MS 100
 #define PTLI_PARK_NS 1000000L
-#define PTLI_SETTLE_POLLS 4
+#define PTLI_BUSY_NS 10000000ull
 
 
 static int ptli_poll_all(ptli_ni_t *ni) {
   int n = 0;
-  for (int i = 0; i < PTLI_NTP; i++) {
+  for (int i = ni->net_idle; i < PTLI_NTP; i++) {
     int k = ni->tp[i] ? ni->ops[i]->poll(ni->tp[i]) : 0;
     if (k > 0) n += k;
   }
   return n;
 }
 
-void ptli_settle(ptli_ni_t *ni) {
-  for (int k = 0; ptli_tls_unsettled && k < PTLI_SETTLE_POLLS; k++) {
-    ptli_tls_unsettled = 0;
-    ni->ops[1]->poll(ni->tp[1]); /* flushes: the rest written, or room asked for */
-  }
-  if (!ptli_tls_unsettled) return;
-  ptli_tls_unsettled = 0; /* still sending (replies to a flood): the progress thread's turn */
-  __atomic_store_n(&ni->kicked, 1, __ATOMIC_RELEASE);
+/* Work in flight that delivers no frame yet (above). Our sends keep a
+ * waiter spinning, not the progress thread: the thread that sends polls
+ * (on "not now") or waits, and a third spinning thread on two CPUs
+ * starved the receiver (pipelined 4 MiB puts through shm: 256 MB/s). */
+static int ptli_busy(ptli_ni_t *ni, uint64_t now, int waiter) {
+  if (waiter && __atomic_load_n(&ni->inflight, __ATOMIC_RELAXED)) return 1;
+  return now - __atomic_load_n(&ni->arriving_ns, __ATOMIC_RELAXED) < PTLI_BUSY_NS;
+}
+
+/* Wake the progress thread if it sleeps (its deadline predates our send). */
+static void ptli_kick(ptli_ni_t *ni) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the send before the look: ptli_sleep */
+  if (!__atomic_load_n(&ni->sleeping, __ATOMIC_RELAXED) ||
+      __atomic_exchange_n(&ni->kicked, 1, __ATOMIC_ACQ_REL))
+    return;
   uint64_t one = 1;
   if (write(ni->wakefd, &one, sizeof one) < 0) { /* full: it is awake anyway */ }
 }
@@ -323,7 +368,6 @@ void ptli_spin_start(ptli_ni_t *ni, ptli_spin_t *s) {
 void ptli_spin_stop(ptli_ni_t *ni, ptli_spin_t *s, int to_sleep) {
   if (!s->on) return;
   s->on = 0;
-  ptli_settle(ni);
   if (__atomic_sub_fetch(&ni->spinners, 1, __ATOMIC_SEQ_CST) == 0 && to_sleep &&
       __atomic_load_n(&ni->parked, __ATOMIC_SEQ_CST)) {
     pthread_mutex_lock(&ni->park_lock);
@@ -336,11 +380,16 @@ int ptli_spin_step(ptli_ni_t *ni, ptli_spin_t *s) {
   if (!s->on) return 0;
   int got = ptli_poll_all(ni);
   uint64_t now = gasneti_now_ns();
-  if (got > 0) s->idle_since = now;
+  if (got > 0) {
+    s->idle_since = now;
+    return 1;
+  }
+  if (ptli_busy(ni, now, 1)) s->idle_since = now;
   else if (now - s->idle_since >= ni->spin_ns) {
     ptli_spin_stop(ni, s, 1);
     return 0;
-  } else ptli_yield(ni, &s->yield_at, now);
+  }
+  ptli_yield(ni, &s->yield_at, now);
   return 1;
 }
 
@@ -368,6 +417,7 @@ static void ptli_park(ptli_ni_t *ni) {
  * poll (which also tells the shared-memory transport we are awake).
  * Returns the frames it delivered. */
 static int ptli_sleep(ptli_ni_t *ni) {
+  __atomic_store_n(&ni->sleeping, 1, __ATOMIC_SEQ_CST); /* before idle(): ptli_kick */
   uint64_t next = GASNETC_NEVER;
   for (int i = 0; i < PTLI_NTP; i++) {
     uint64_t t = ni->tp[i] ? ni->ops[i]->idle(ni->tp[i]) : GASNETC_NEVER;
@@ -382,6 +432,7 @@ static int ptli_sleep(ptli_ni_t *ni) {
     if (ppoll(&pf, 1, &ts, NULL) == 0 && capped)
       __atomic_add_fetch(&ni->sleep_timeouts, 1, __ATOMIC_RELAXED);
   }
+  __atomic_store_n(&ni->sleeping, 0, __ATOMIC_RELAXED);
   uint64_t v; /* the wake-up descriptor stays readable until read */
   if (__atomic_exchange_n(&ni->kicked, 0, __ATOMIC_ACQUIRE) && read(ni->wakefd, &v, sizeof v) < 0) {
     /* read already */
@@ -401,7 +452,7 @@ static void *ptli_progress_main(void *arg) {
     int got = ptli_poll_all(ni);
     uint64_t now = gasneti_now_ns();
     if (got > 0) busy = now;
-    else if (now - busy < ni->spin_ns) ptli_yield(ni, &yield_at, now);
+    else if (ptli_busy(ni, now, 0) || now - busy < ni->spin_ns) ptli_yield(ni, &yield_at, now);
     else if (ptli_sleep(ni) > 0) busy = gasneti_now_ns();
   }
   return NULL;
@@ -524,6 +575,7 @@ static void ptli_routes(ptli_ni_t *ni, uint8_t *serves_shm, uint8_t *serves_net)
   unsigned long chunk = v && *v ? strtoul(v, NULL, 10) : 0;
   uint32_t me = ni->rank, mine = ni->peers[me].id.nid, idx = 0, myidx = 0;
   uint32_t *index = calloc(ni->size, sizeof *index); /* place of each rank on its host */
+  ni->net_idle = 1; /* until a rank is reached over the network */
   for (uint32_t r = 0; r < ni->size && index; r++) {
     idx = 0;
     for (uint32_t q = 0; q < r; q++) idx += ni->peers[q].id.nid == ni->peers[r].id.nid;
@@ -538,6 +590,7 @@ static void ptli_routes(ptli_ni_t *ni, uint8_t *serves_shm, uint8_t *serves_net)
     p->dist = r == me ? 0 : nbr ? 1 : host ? 2 : 3;
     serves_shm[r] = r != me && nbr;
     serves_net[r] = r != me && !nbr;
+    if (serves_net[r]) ni->net_idle = 0;
   }
   free(index);
 }
@@ -572,6 +625,7 @@ static int ptli_open_transports(ptli_ni_t *ni, ptli_rec_t *mine) {
   cfg.getenv = boot_getenv;
   cfg.ctx = ni;
   cfg.deliver = ptli_deliver_cb;
+  cfg.place = ptli_place_cb;
   cfg.peer_dead = ptli_peer_dead_cb;
   cfg.send_done = ptli_send_done_cb;
   cfg.watch = ptli_watch_cb;
