@@ -257,7 +257,8 @@ void ptli_poll_once(ptli_ni_t *ni);
  * nothing, while the progress thread stands aside. */
 typedef struct ptli_spin {
   uint64_t idle_since, yield_at;
-  int on;
+  int on, fresh;  /* fresh: a frame came, time the spin anew at the next empty poll */
+  unsigned skip;  /* empty polls before the clock is read again */
 } ptli_spin_t;
 void ptli_spin_start(ptli_ni_t *ni, ptli_spin_t *s);
 int ptli_spin_step(ptli_ni_t *ni, ptli_spin_t *s); /* 0: the spin is over (stopped) */
