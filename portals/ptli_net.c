@@ -37,22 +37,21 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "boot.h"
+#include "gasneti_host.h"
 #include "gasneti_time.h"
 #include "ptli.h"
 
 extern const gasnetc_transport_ops_t amshm_ops;
 
 /* What each rank publishes at PtlNIInit (host byte order: one job, one
- * architecture). */
+ * architecture): where it runs (kernel, network namespace, CPUs: the
+ * record the GASNet core exchanges too, common/gasneti_host.h). */
 typedef struct {
-  uint8_t host[16];
-  uint64_t netns;
-  cpu_set_t cpus; /* the CPUs it may run on */
+  gasneti_host_rec_t host;
   uint32_t uid, want_pid;
   uint8_t addr[PTLI_NTP][GASNETC_ADDR_MAX];
 } ptli_rec_t;
@@ -499,27 +498,6 @@ static void *ptli_progress_main(void *arg) {
 
 /* ---- identity ------------------------------------------------------------------- */
 
-/* 16 bytes naming this kernel (its boot id, else the host name) and the
- * network namespace: ranks with both equal share a host. */
-static void ptli_host_rec(ptli_rec_t *r) {
-  memset(r->host, 0, sizeof r->host);
-  char text[64] = "";
-  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-  if (f) {
-    if (!fgets(text, sizeof text, f)) text[0] = 0;
-    fclose(f);
-  }
-  if (!text[0]) gethostname(text, sizeof text - 1);
-  for (size_t i = 0; text[i] && text[i] != '\n'; i++) r->host[i % 16] ^= (uint8_t)text[i];
-  struct stat st;
-  r->netns = stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
-  CPU_ZERO(&r->cpus);
-  if (sched_getaffinity(0, sizeof r->cpus, &r->cpus) != 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long c = 0; c < (n > 0 ? n : 1) && c < CPU_SETSIZE; c++) CPU_SET(c, &r->cpus);
-  }
-}
-
 /* The wait policy (as the core's, core/gasnetc_host.c): a kernel with more
  * ranks of the job than CPUs they may run on (the union of their affinity
  * masks) is crowded, and its spinning threads yield at every empty poll. */
@@ -528,9 +506,11 @@ static void ptli_wait_policy(ptli_ni_t *ni, const ptli_rec_t *all) {
   CPU_ZERO(&cpus);
   uint32_t ranks = 0;
   for (uint32_t r = 0; r < ni->size; r++) {
-    if (memcmp(all[r].host, all[ni->rank].host, sizeof all[r].host)) continue;
+    if (!gasneti_same_kernel(&all[r].host, &all[ni->rank].host)) continue;
     ranks++;
-    CPU_OR(&cpus, &cpus, &all[r].cpus);
+    cpu_set_t theirs;
+    memcpy(&theirs, all[r].host.cpus, sizeof theirs);
+    CPU_OR(&cpus, &cpus, &theirs);
   }
   ni->polite = ranks > (uint32_t)CPU_COUNT(&cpus);
 }
@@ -546,10 +526,6 @@ static int ptli_spin_env(ptli_ni_t *ni) {
   }
   ni->spin_ns = us * 1000u;
   return 0;
-}
-
-static int ptli_same_host(const ptli_rec_t *a, const ptli_rec_t *b) {
-  return !memcmp(a->host, b->host, sizeof a->host) && a->netns == b->netns;
 }
 
 static int ptli_by_id_cmp(const void *a, const void *b, void *arg) {
@@ -580,7 +556,7 @@ static int ptli_ids(ptli_ni_t *ni, const ptli_rec_t *all) {
   if (!first) return 0;
   for (uint32_t r = 0; r < n; r++) {
     uint32_t h = 0;
-    while (h < nhosts && !ptli_same_host(&all[first[h]], &all[r])) h++;
+    while (h < nhosts && !gasneti_same_host(&all[first[h]].host, &all[r].host)) h++;
     if (h == nhosts) first[nhosts++] = r;
     ni->peers[r].id.nid = h;
     ni->peers[r].uid = all[r].uid;
@@ -720,7 +696,7 @@ int ptli_net_open(ptli_ni_t *ni, ptl_pid_t want_pid) {
     return PTL_NOSPACE;
   }
   memset(&mine, 0, sizeof mine);
-  ptli_host_rec(&mine);
+  gasneti_host_rec(&mine.host);
   mine.uid = (uint32_t)getuid();
   mine.want_pid = want_pid;
   int rc = ptli_open_transports(ni, &mine) == 0 ? PTL_OK : PTL_FAIL;
