@@ -171,6 +171,7 @@ typedef struct ptli_ni {
   int net_idle;            /* 1: the network transport serves no peer (not polled) */
   uint32_t inflight;       /* sends of ours not yet done (ptli_busy; atomic) */
   uint64_t arriving_ns;    /* when a large frame last began arriving (atomic) */
+  struct ptli_op *spare_op; /* a freed send record, for the next (atomic) */
   pthread_mutex_t park_lock;
   pthread_cond_t park_cond;
   ptl_sr_value_t sleep_timeouts; /* PTL_SR_SLEEP_TIMEOUT_COUNT (atomic) */

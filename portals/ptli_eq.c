@@ -181,9 +181,8 @@ int PtlEQWait(ptl_handle_eq_t eventq, ptl_event_t *event) {
   }
   uint64_t ticket = eq->tk_next++;
   eq->waiters++;
-  int rc;
-  ptli_spin_t spin;
-  ptli_spin_start(ni, &spin);
+  int rc, spun = 0;
+  ptli_spin_t spin = {0};
   for (;;) {
     if (ptli_eq_get(ni, eventq) != eq || !ni->live) {
       rc = PTL_INV_EQ; /* freed (or the interface finalized) while we waited */
@@ -195,6 +194,10 @@ int PtlEQWait(ptl_handle_eq_t eventq, ptl_event_t *event) {
       eq->waiters--;
       pthread_cond_broadcast(&eq->cond); /* the next ticket may go on */
       break;
+    }
+    if (!spun) { /* only when it must wait: an event there costs no spin set-up */
+      spun = 1;
+      ptli_spin_start(ni, &spin);
     }
     if (spin.on) {
       pthread_mutex_unlock(&ni->lock);

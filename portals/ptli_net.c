@@ -171,6 +171,19 @@ static void ptli_peer_dead_cb(void *ctx, uint32_t rank, const char *why) {
   boot_abort(1, line);
 }
 
+/* A send's completion record: the common case allocates nothing (one
+ * spare per interface, taken and given back with one atomic exchange). */
+static ptli_op_t *ptli_op_alloc(ptli_ni_t *ni) {
+  ptli_op_t *op = __atomic_exchange_n(&ni->spare_op, NULL, __ATOMIC_ACQUIRE);
+  return op ? op : malloc(sizeof *op);
+}
+
+static void ptli_op_free(ptli_ni_t *ni, ptli_op_t *op) {
+  ptli_op_t *none = NULL;
+  if (!__atomic_compare_exchange_n(&ni->spare_op, &none, op, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+    free(op);
+}
+
 /* One frame of op went (or failed); op completes with the last of its
  * frames, with the first error of any. */
 static void ptli_part_done(ptli_ni_t *ni, ptli_op_t *op, int rc) {
@@ -180,7 +193,7 @@ static void ptli_part_done(ptli_ni_t *ni, ptli_op_t *op, int rc) {
   }
   if (__atomic_sub_fetch(&op->parts, 1, __ATOMIC_ACQ_REL) != 0) return;
   ptli_op_done(ni, op, __atomic_load_n(&op->rc, __ATOMIC_RELAXED));
-  free(op);
+  ptli_op_free(ni, op);
   __atomic_sub_fetch(&ni->inflight, 1, __ATOMIC_RELEASE);
 }
 
@@ -233,7 +246,7 @@ int ptli_send(ptli_ni_t *ni, uint32_t dest, ptli_msg_t *m, const void *data, siz
   if (!reply) m->seq = __atomic_fetch_add(&p->send_seq, (uint32_t)nf, __ATOMIC_RELAXED);
   ptli_op_t *heap = NULL;
   if (op) {
-    if (!(heap = malloc(sizeof *heap))) {
+    if (!(heap = ptli_op_alloc(ni))) {
       ptli_op_done(ni, op, -ENOMEM);
       return -ENOMEM;
     }
@@ -742,6 +755,7 @@ void ptli_net_close(ptli_ni_t *ni) {
       ni->peers[r].held = h->next;
       free(h);
     }
+  free(__atomic_exchange_n(&ni->spare_op, NULL, __ATOMIC_ACQUIRE));
   while (ni->rx) {
     ptli_rx_t *rx = ni->rx;
     ni->rx = rx->next;
