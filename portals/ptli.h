@@ -168,7 +168,7 @@ typedef struct ptli_ni {
   int parked;              /* the progress thread waits on park_cond (atomic) */
   int kicked;              /* wakefd was written (atomic) */
   int sleeping;            /* the progress thread is in ptli_sleep (atomic) */
-  int net_idle;            /* 1: the network transport serves no peer (not polled) */
+  uint32_t serves[PTLI_NTP]; /* peers each transport serves (0: not polled) */
   uint32_t inflight;       /* sends of ours not yet done (ptli_busy; atomic) */
   uint64_t arriving_ns;    /* when a large frame last began arriving (atomic) */
   struct ptli_op *spare_op; /* a freed send record, for the next (atomic) */

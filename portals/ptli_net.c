@@ -60,7 +60,8 @@ typedef struct {
 
 static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
                          size_t len);
-static int ptli_poll_all(ptli_ni_t *ni);
+static int ptli_poll_tps(ptli_ni_t *ni, int every);
+static inline int ptli_poll_all(ptli_ni_t *ni) { return ptli_poll_tps(ni, 0); }
 static __thread int ptli_tls_progress;  /* this is the progress thread */
 static void ptli_kick(ptli_ni_t *ni);
 static void ptli_yield(ptli_ni_t *ni, uint64_t *yield_at, uint64_t now);
@@ -311,17 +312,21 @@ void ptli_poll_once(ptli_ni_t *ni) { ptli_poll_all(ni); }
  * the new deadline counts. amshm asks the receiver for room when it keeps
  * the rest of a frame, so its pipe wakes the progress thread for it.
  * Polling: the network transport serves no peer in a job of one host
- * (ni->net_idle): then it is not polled (a system call each for amudp).
+ * (ni->serves[0] == 0): then it is not polled (a system call each for
+ * amudp); nor is the shared-memory one where no neighbour shares it.
  */
 #define PTLI_SLEEP_MAX_MS 100
 #define PTLI_PARK_NS 1000000L
 #define PTLI_BUSY_NS 10000000ull
 
 
-static int ptli_poll_all(ptli_ni_t *ni) {
+/* every: the transports that serve nobody too (after a sleep: a stray
+ * datagram on an unused socket must be read, or the next sleep ends at
+ * once again). */
+static int ptli_poll_tps(ptli_ni_t *ni, int every) {
   int n = 0;
-  for (int i = ni->net_idle; i < PTLI_NTP; i++) {
-    int k = ni->tp[i] ? ni->ops[i]->poll(ni->tp[i]) : 0;
+  for (int i = 0; i < PTLI_NTP; i++) {
+    int k = ni->tp[i] && (every || ni->serves[i]) ? ni->ops[i]->poll(ni->tp[i]) : 0;
     if (k > 0) n += k;
   }
   return n;
@@ -464,7 +469,7 @@ static int ptli_sleep(ptli_ni_t *ni) {
   if (__atomic_exchange_n(&ni->kicked, 0, __ATOMIC_ACQUIRE) && read(ni->wakefd, &v, sizeof v) < 0) {
     /* read already */
   }
-  return ptli_poll_all(ni);
+  return ptli_poll_tps(ni, 1);
 }
 
 /* The progress thread's loop. After a frame, the spin starts afresh: its
@@ -603,7 +608,7 @@ static void ptli_routes(ptli_ni_t *ni, uint8_t *serves_shm, uint8_t *serves_net)
   unsigned long chunk = v && *v ? strtoul(v, NULL, 10) : 0;
   uint32_t me = ni->rank, mine = ni->peers[me].id.nid, idx = 0, myidx = 0;
   uint32_t *index = calloc(ni->size, sizeof *index); /* place of each rank on its host */
-  ni->net_idle = 1; /* until a rank is reached over the network */
+  ni->serves[0] = ni->serves[1] = 0; /* peers each transport serves */
   for (uint32_t r = 0; r < ni->size && index; r++) {
     idx = 0;
     for (uint32_t q = 0; q < r; q++) idx += ni->peers[q].id.nid == ni->peers[r].id.nid;
@@ -618,7 +623,8 @@ static void ptli_routes(ptli_ni_t *ni, uint8_t *serves_shm, uint8_t *serves_net)
     p->dist = r == me ? 0 : nbr ? 1 : host ? 2 : 3;
     serves_shm[r] = r != me && nbr;
     serves_net[r] = r != me && !nbr;
-    if (serves_net[r]) ni->net_idle = 0;
+    ni->serves[0] += serves_net[r];
+    ni->serves[1] += serves_shm[r];
   }
   free(index);
 }
