@@ -364,6 +364,14 @@ static void ptli_kick(ptli_ni_t *ni) {
 /* The clock is read at every PTLI_SPIN_CLOCK_EVERY-th empty poll only (as
  * the core's spin): through shared memory it was a sixth of the time. */
 #define PTLI_SPIN_CLOCK_EVERY 8u
+
+/* Empty polls before the clock is read again: none on a crowded host
+ * (every empty poll yields) or where a poll is a system call anyway (the
+ * network transport serves peers: 8 of them made the yields of two
+ * spinners sharing a CPU come 10-20 us late). */
+static unsigned ptli_clock_skip(const ptli_ni_t *ni) {
+  return ni->polite || ni->serves[0] ? 0 : PTLI_SPIN_CLOCK_EVERY - 1;
+}
 static __thread uint64_t ptli_tls_yield_period = PTLI_SPIN_YIELD_MIN_NS;
 static __thread uint64_t ptli_tls_yield_bare = UINT64_MAX; /* the quickest yield seen */
 
@@ -410,10 +418,9 @@ int ptli_spin_step(ptli_ni_t *ni, ptli_spin_t *s) {
     return 1;
   }
   uint64_t now = gasneti_now_ns();
-  s->skip = ni->polite ? 0 : PTLI_SPIN_CLOCK_EVERY - 1;
+  s->skip = ptli_clock_skip(ni);
   if (s->fresh) {
     s->idle_since = now;
-    s->yield_at = now + ptli_tls_yield_period;
     s->fresh = 0;
   }
   if (ptli_busy(ni, now, 1)) s->idle_since = now;
@@ -472,10 +479,11 @@ static int ptli_sleep(ptli_ni_t *ni) {
   return ptli_poll_tps(ni, 1);
 }
 
-/* The progress thread's loop. After a frame, the spin starts afresh: its
- * first yield comes a yield period later (a stale deadline made it yield at
- * the first empty poll after every message: on a loaded host the CPU went
- * to another process at each round trip, 35-67 us). */
+/* The progress thread's loop. Its yield deadline runs on across frames:
+ * the first empty poll after a message it answered usually yields, which
+ * hands the CPU at once to a peer that shares it (timing each spin afresh,
+ * a yield period after the frame, made network round trips on a loaded
+ * host 2 us slower). */
 static void *ptli_progress_main(void *arg) {
   ptli_ni_t *ni = arg;
   uint64_t busy = 0, yield_at = 0;
@@ -500,11 +508,10 @@ static void *ptli_progress_main(void *arg) {
     uint64_t now = gasneti_now_ns();
     if (fresh) {
       busy = now;
-      yield_at = now + ptli_tls_yield_period;
       fresh = 0;
     }
     if (ptli_busy(ni, now, 0) || now - busy < ni->spin_ns) {
-      skip = ni->polite ? 0 : PTLI_SPIN_CLOCK_EVERY - 1;
+      skip = ptli_clock_skip(ni);
       ptli_yield(ni, &yield_at, now);
     } else {
       ptli_sleep(ni);
