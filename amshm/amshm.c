@@ -20,7 +20,8 @@
  *    amshm_put). Requests: -EAGAIN when not even the first fragment fits
  *    or a frame is already waiting for room. Replies are never refused:
  *    what does not fit waits in a local overflow queue, flushed by poll and
- *    idle.
+ *    idle. A frame kept there (a reply, or the rest of a started request)
+ *    asks the receiver for room (want_space), so its pipe wakes us.
  *  - poll: drain every ring of our region, delivering single-record frames
  *    straight from the ring and reassembling fragments (into the place()
  *    destination when the core gives one); flush the overflow.
@@ -103,11 +104,14 @@ typedef struct amshm_blob {
 _Static_assert(sizeof(amshm_blob_t) <= GASNETC_ADDR_MAX, "the blob fits the exchange");
 
 /* A frame (or its rest) waiting for room in a ring: payload bytes
- * [base, total) are in pay[], the next one to write is `off`. */
+ * [base, total) are at src (pay[], or the caller's memory when it lent
+ * it: GASNETC_SEND_BORROW), the next one to write is `off`. */
 typedef struct amshm_pend {
   struct amshm_pend *next;
   size_t hdrlen, total, base, off;
   int started; /* the first record (with the header) is written */
+  const uint8_t *src;
+  void *cookie; /* lent: cfg.send_done(cookie) once written */
   _Alignas(16) uint8_t hdr[GASNETC_HDR_MAX];
   uint8_t pay[];
 } amshm_pend_t;
@@ -351,14 +355,25 @@ static void amshm_want_space(amshm_ring_t *r) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+/* A lent frame is written: its send_done, made with no lock held (after
+ * the caller of amshm_flush_locked released it). */
+static void amshm_lent_done(gasnetc_transport_t *t, amshm_pend_t *done, int rc) {
+  for (amshm_pend_t *q; (q = done) != NULL;) {
+    done = q->next;
+    t->cfg.send_done(t->cfg.ctx, q->cookie, rc);
+    free(q);
+  }
+}
+
 /* Write what the overflow queue of ring k holds, in order, while it fits.
- * Producer lock held. Returns 1 if anything was written. */
-static int amshm_flush_locked(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
+ * Producer lock held. Returns 1 if anything was written. Lent frames
+ * written go to *done (amshm_lent_done). */
+static int amshm_flush_locked(gasnetc_transport_t *t, amshm_peer_t *p, int k, amshm_pend_t **done_lent) {
   int wrote = 0, retried = 0;
   amshm_pend_t *q;
   while ((q = p->pend[k]) != NULL) {
     size_t off0 = q->off;
-    int done = amshm_put(t, &p->tx[k], q->hdr, q->hdrlen, q->pay, q->base, q->total, &q->off,
+    int done = amshm_put(t, &p->tx[k], q->hdr, q->hdrlen, q->src, q->base, q->total, &q->off,
                          &q->started);
     wrote |= q->off != off0 || done;
     if (done) {
@@ -369,7 +384,10 @@ static int amshm_flush_locked(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
         p->pend_last[k] = NULL;
         __atomic_fetch_sub(&t->npend, 1, __ATOMIC_RELAXED);
       }
-      free(q);
+      if (q->cookie) {
+        q->next = *done_lent;
+        *done_lent = q;
+      } else free(q);
       continue;
     }
     if (retried) break;
@@ -381,24 +399,30 @@ static int amshm_flush_locked(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
 
 static void amshm_flush(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
   if (!__atomic_load_n(&p->pend[k], __ATOMIC_RELAXED)) return;
+  amshm_pend_t *lent = NULL;
   amshm_tx_lock(p, k);
-  int wrote = amshm_flush_locked(t, p, k);
+  int wrote = amshm_flush_locked(t, p, k, &lent);
   amshm_tx_unlock(p, k);
   if (wrote) amshm_wake_receiver(t, p);
+  amshm_lent_done(t, lent, 0);
 }
 
-/* Keep the unwritten rest of a frame in the overflow queue (a copy). */
+/* Keep the unwritten rest of a frame in the overflow queue: a copy, or
+ * (cookie != NULL: the caller lent it) the caller's memory itself. */
 static int amshm_keep(gasnetc_transport_t *t, amshm_peer_t *p, int k, const void *hdr,
-                      size_t hdrlen, const uint8_t *pay, size_t total, size_t off, int started) {
-  amshm_pend_t *q = malloc(sizeof *q + (total - off));
+                      size_t hdrlen, const uint8_t *pay, size_t total, size_t off, int started,
+                      void *cookie) {
+  amshm_pend_t *q = malloc(sizeof *q + (cookie ? 0 : total - off));
   if (!q) return -ENOMEM;
   q->next = NULL;
   q->hdrlen = hdrlen;
   q->total = total;
   q->base = q->off = off;
   q->started = started;
+  q->cookie = cookie;
+  q->src = cookie ? pay + off : q->pay;
   memcpy(q->hdr, hdr, hdrlen);
-  if (total > off) memcpy(q->pay, pay + off, total - off);
+  if (!cookie && total > off) memcpy(q->pay, pay + off, total - off);
   if (p->pend_last[k]) p->pend_last[k]->next = q;
   else {
     __atomic_store_n(&p->pend[k], q, __ATOMIC_RELAXED);
@@ -409,9 +433,12 @@ static int amshm_keep(gasnetc_transport_t *t, amshm_peer_t *p, int k, const void
   return 0;
 }
 
+/* A request whose rest must wait for room is kept in the caller's memory
+ * when it lends it (GASNETC_SEND_BORROW): GASNETC_SEND_INFLIGHT, then
+ * send_done once the last record is written; else copied. Payloads that
+ * fit at once are copied into the ring and complete on return. */
 static int amshm_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, size_t hdrlen,
                       const void *payload, size_t paylen, unsigned flags, void *cookie) {
-  (void)cookie; /* never GASNETC_SEND_INFLIGHT: payloads are copied */
   amshm_peer_t *p = dest < t->cfg.nranks ? t->by_rank[dest] : NULL;
   if (!p) return -EINVAL;
   if (hdrlen > GASNETC_HDR_MAX || paylen > AMSHM_MAX_PAYLOAD) return -EMSGSIZE;
@@ -419,12 +446,14 @@ static int amshm_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
   int k = flags & GASNETC_SEND_REPLY ? AMSHM_REP : AMSHM_REQ;
   const uint8_t *pay = payload;
   int rc = 0, wrote = 0;
+  void *lend = k == AMSHM_REQ && (flags & GASNETC_SEND_BORROW) && t->cfg.send_done ? cookie : NULL;
+  amshm_pend_t *lent = NULL;
   amshm_tx_lock(p, k);
   if (p->pend[k]) { /* keep the ring's order: behind what waits */
-    wrote = amshm_flush_locked(t, p, k);
+    wrote = amshm_flush_locked(t, p, k, &lent);
     if (p->pend[k]) {
       if (k == AMSHM_REQ) rc = -EAGAIN;
-      else rc = amshm_keep(t, p, k, hdr, hdrlen, pay, paylen, 0, 0);
+      else rc = amshm_keep(t, p, k, hdr, hdrlen, pay, paylen, 0, 0, NULL);
       goto out;
     }
   }
@@ -441,13 +470,18 @@ static int amshm_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
     AMSHM_COUNT(t, bytes_sent, paylen);
   } else if (!started && k == AMSHM_REQ) {
     rc = -EAGAIN; /* nothing queued */
-  } else {
-    rc = amshm_keep(t, p, k, hdr, hdrlen, pay, paylen, off, started);
+  } else if ((rc = amshm_keep(t, p, k, hdr, hdrlen, pay, paylen, off, started, lend)) == 0) {
+    /* The rest waits for room: ask the receiver to wake us when it frees
+     * some (flush sets want_space, then looks once more), or a caller that
+     * does not poll again leaves it there until its next wake-up. */
+    wrote |= amshm_flush_locked(t, p, k, &lent);
+    if (lend) rc = GASNETC_SEND_INFLIGHT; /* its send_done may come below */
   }
 out:
   amshm_tx_unlock(p, k);
   if (rc == -EAGAIN) AMSHM_COUNT(t, eagain, 1);
   if (wrote) amshm_wake_receiver(t, p);
+  amshm_lent_done(t, lent, 0);
   return rc;
 }
 
@@ -956,7 +990,9 @@ static void amshm_close(gasnetc_transport_t *t) {
     for (int k = 0; k < 2; k++) {
       for (amshm_pend_t *q = p->pend[k], *nx; q; q = nx) {
         nx = q->next;
-        free(q);
+        q->next = NULL;
+        if (q->cookie) amshm_lent_done(t, q, -EPIPE); /* never written: lost with the peer */
+        else free(q);
       }
       free(p->asm_[k].buf);
 #if GASNETC_THREADS

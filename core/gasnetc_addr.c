@@ -163,7 +163,7 @@ void gasnetc_addr_final(const gasnetc_addr_rec_t *addrs, const gasnetc_host_rec_
   for (gasnet_node_t i = 0; i < gasnetc_g.nodes; i++) {
     const gasnetc_addr_rec_t *a = (const void *)((const char *)addrs + (size_t)i * stride);
     const gasnetc_host_rec_t *h = (const void *)((const char *)hosts + (size_t)i * stride);
-    if (!a->family || gasnetc_addr_is_loopback(a) || gasnetc_same_host(h, myhost)) continue;
+    if (!a->family || gasnetc_addr_is_loopback(a) || gasneti_same_host(h, myhost)) continue;
     struct sockaddr_storage peer, src;
     socklen_t plen, slen = sizeof src;
     gasnetc_addr_unpack(a, 9, &peer, &plen);   /* any port: nothing is sent */

@@ -17,8 +17,8 @@
  * kernel may yet run two nodes on one CPU (gasnetc_poll.c).
  *
  * Nodes share CPUs when their kernels have the same boot id
- * (/proc/sys/kernel/random/boot_id): network namespaces and containers on
- * one kernel share its CPUs, two machines never share an id. The CPUs are
+ * (common/gasneti_host.c makes each node's record): network namespaces and
+ * containers on one kernel share its CPUs, two machines never share an id. The CPUs are
  * the union of the affinity masks of those nodes, so a batch system that
  * pins each node to a core of its own is not taken for overcommitment.
  * Every node learns every kernel's answer, not only its own: a barrier
@@ -27,62 +27,17 @@
  * must draw the same hierarchy.
  *
  * A "host" for gasnet_getNodeInfo is narrower: one kernel AND one network
- * namespace (the inode of /proc/self/ns/net). Containers and the test
- * suite's namespace "hosts" share a kernel, a host name and /dev/shm, yet
- * each has its own addresses, the way separate machines do.
+ * namespace (gasneti_same_host). Containers and the test suite's namespace
+ * "hosts" share a kernel, a host name and /dev/shm, yet each has its own
+ * addresses, the way separate machines do.
  */
-#define _GNU_SOURCE 1 /* sched_getaffinity, CPU_OR */
+#define _GNU_SOURCE 1 /* CPU_OR */
 #include <sched.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gasnetc_internal.h"
-
-_Static_assert(sizeof(cpu_set_t) == sizeof(((gasnetc_host_rec_t *)0)->cpus),
-               "the record carries a whole cpu_set_t");
-
-/* 16 bytes that differ between kernels: the boot id, else the host name. */
-static void gasnetc_host_id(uint8_t id[16]) {
-  memset(id, 0, 16);
-  char text[64] = "";
-  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-  if (f) {
-    if (!fgets(text, sizeof text, f)) text[0] = 0;
-    fclose(f);
-  }
-  int n = 0; /* hex digits read */
-  for (const char *c = text; *c && n < 32; c++) {
-    int v = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10 : -1;
-    if (v < 0) continue;
-    id[n / 2] |= (uint8_t)(n % 2 ? v : v << 4);
-    n++;
-  }
-  if (n == 32) return;
-  char host[256] = "";
-  gethostname(host, sizeof host - 1);
-  memset(id, 0, 16);
-  for (size_t i = 0; host[i]; i++) id[i % 16] ^= (uint8_t)host[i];
-}
-
-void gasnetc_host_rec(gasnetc_host_rec_t *mine) {
-  gasnetc_host_id(mine->id);
-  struct stat st;
-  mine->netns = stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long c = 0; c < (n > 0 ? n : 1) && c < CPU_SETSIZE; c++) CPU_SET(c, &set);
-  }
-  memcpy(mine->cpus, &set, sizeof set);
-}
-
-int gasnetc_same_host(const gasnetc_host_rec_t *a, const gasnetc_host_rec_t *b) {
-  return !memcmp(a->id, b->id, sizeof a->id) && a->netns == b->netns;
-}
 
 static const gasnetc_host_rec_t *gasnetc_rec_at(const void *all, size_t stride, gasnet_node_t i) {
   return (const void *)((const char *)all + (size_t)i * stride);
@@ -97,7 +52,7 @@ static uint64_t gasnetc_host_hash(const gasnetc_host_rec_t *r, int kernel_only) 
 /* Two records of one host, or (kernel_only) of one kernel: nodes that
  * share its CPUs, whatever their network namespaces. */
 static int gasnetc_same(const gasnetc_host_rec_t *a, const gasnetc_host_rec_t *b, int kernel_only) {
-  return kernel_only ? !memcmp(a->id, b->id, sizeof a->id) : gasnetc_same_host(a, b);
+  return kernel_only ? gasneti_same_kernel(a, b) : gasneti_same_host(a, b);
 }
 
 /* of[i]: the number of node i's host (kernel_only: its kernel), numbered

@@ -295,7 +295,7 @@ int gasnet_init(int *argc, char ***argv) {
   mine.max_seg = gasnetc_g.max_local_seg;
   mine.seg_per_host = (uint64_t)gasnetc_seg_per_host;
   gasnetc_addr_first(gasnetc_g.network, &mine.addr);
-  gasnetc_host_rec(&mine.host);
+  gasneti_host_rec(&mine.host);
   gasnetc_init_rec_t *all = malloc(sizeof *all * gasnetc_g.nodes);
   if (!all || boot_exchange(&mine, sizeof mine, all) != 0) {
     free(all);

@@ -16,6 +16,7 @@
 #include "gasnetc_wire.h"
 #include "gasnetc_ext.h"
 #include "gasneti_time.h" /* gasneti_now_ns: the one monotonic clock */
+#include "gasneti_host.h"
 #include "gasneti_hot.h"  /* GASNETI_HOT: the path of every message */
 
 /* Per-thread storage: SEQ has one client thread, so plain statics do. */
@@ -285,14 +286,9 @@ int gasnetc_setup_failed(int rc, const char *call, const char *fmt, ...)
   } while (0)
 
 /* ---- this host (gasnetc_host.c) ------------------------------------------ */
-/* What each node tells the others at gasnet_init about its host. */
-typedef struct {
-  uint8_t id[16];     /* the kernel's boot id: equal ids share the CPUs */
-  uint64_t netns;     /* inode of the network namespace: with id, the host */
-  uint8_t cpus[128];  /* the CPUs this node may run on (a cpu_set_t) */
-} gasnetc_host_rec_t;
-void gasnetc_host_rec(gasnetc_host_rec_t *mine);
-int gasnetc_same_host(const gasnetc_host_rec_t *a, const gasnetc_host_rec_t *b);
+/* What each node tells the others at gasnet_init about its host
+ * (common/gasneti_host.h: gasneti_host_rec, gasneti_same_host). */
+typedef gasneti_host_rec_t gasnetc_host_rec_t;
 
 /* gasnetc_addr.c: the address the transport binds and advertises (see there).
  * An address as gasnet_init's exchange carries it: family 4 or 6 (0: none),

@@ -64,6 +64,7 @@ typedef struct ptli_md {
   ptl_md_t d;
   ptl_size_t loff;      /* the local offset */
   uint32_t pending;     /* sends still reading it, gets awaiting their reply */
+  uint32_t landing;     /* frames a transport writes into its memory now (place) */
   ptl_unlink_t unlink_op, unlink_nofit;
 } ptli_md_t;
 
@@ -125,7 +126,12 @@ typedef struct ptli_peer {
   uint32_t send_seq;     /* next request sequence to it (atomic) */
   uint32_t recv_seq;     /* next request sequence expected from it (lock) */
   ptli_held_t *held;     /* early requests from it, by seq (lock) */
-  ptli_cont_t cont;      /* its put in several frames (lock) */
+  ptli_cont_t cont;      /* its put in several frames, or placed (lock) */
+  struct {               /* a put frame whose data a transport lands in place */
+    int active;          /* place() took request recv_seq; its delivery ends it */
+    int landing;         /* ... into md's memory (md->landing counts it) */
+    ptl_handle_md_t md;
+  } placed;              /* (lock) */
 } ptli_peer_t;
 
 typedef struct ptli_ni {
@@ -161,6 +167,11 @@ typedef struct ptli_ni {
   uint32_t spinners;       /* threads polling in PtlEQWait (atomic) */
   int parked;              /* the progress thread waits on park_cond (atomic) */
   int kicked;              /* wakefd was written (atomic) */
+  int sleeping;            /* the progress thread is in ptli_sleep (atomic) */
+  uint32_t serves[PTLI_NTP]; /* peers each transport serves (0: not polled) */
+  uint32_t inflight;       /* sends of ours not yet done (ptli_busy; atomic) */
+  uint64_t arriving_ns;    /* when a large frame last began arriving (atomic) */
+  struct ptli_op *spare_op; /* a freed send record, for the next (atomic) */
   pthread_mutex_t park_lock;
   pthread_cond_t park_cond;
   ptl_sr_value_t sleep_timeouts; /* PTL_SR_SLEEP_TIMEOUT_COUNT (atomic) */
@@ -212,6 +223,18 @@ typedef struct ptli_out {
 } ptli_out_t;
 void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
                   size_t paylen, ptli_out_t *out);
+/* Placing (the transports' place(), ptli_net.c; lock held): where the
+ * payload of put frame m (the next request of src) lands, or NULL. A first
+ * frame is matched now (the operation starts), its data and end come with
+ * its delivery (ptli_placed_frame). */
+void *ptli_put_place(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, size_t paylen);
+void ptli_placed_frame(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
+                       size_t paylen, ptli_out_t *out);
+/* May data land in md's memory in place? Only an MD that is never unlinked
+ * automatically (unlink_op and unlink_nofit PTL_RETAIN, or bound): then
+ * nothing but its owner's calls can end it, and those are refused while
+ * data lands (PTL_MD_INUSE, PTL_NOUPDATE). */
+int ptli_md_placeable(const ptli_md_t *md);
 
 /* ptli_move.c */
 void ptli_op_done(ptli_ni_t *ni, ptli_op_t *op, int rc);
@@ -219,6 +242,7 @@ void ptli_on_ack(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m);
 void ptli_on_reply(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
                    size_t paylen);
 void ptli_event_fill(ptli_ni_t *ni, ptl_event_t *ev, ptl_event_kind_t type, ptli_md_t *md);
+void *ptli_reply_place(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, size_t paylen);
 
 /* ptli_net.c */
 int ptli_net_open(ptli_ni_t *ni, ptl_pid_t want_pid);
@@ -230,15 +254,12 @@ void ptli_net_close(ptli_ni_t *ni);
 int ptli_send(ptli_ni_t *ni, uint32_t dest, ptli_msg_t *m, const void *data, size_t len,
               int reply, ptli_op_t *op);
 void ptli_poll_once(ptli_ni_t *ni);
-/* A thread's sends through shared memory may have left a frame's rest
- * queued in the transport: poll until none is left unannounced (PtlPut,
- * PtlGet, PtlEQWait before they return). */
-void ptli_settle(ptli_ni_t *ni);
 /* PtlEQWait's spin: polls the transports itself for spin_ns of finding
  * nothing, while the progress thread stands aside. */
 typedef struct ptli_spin {
   uint64_t idle_since, yield_at;
-  int on;
+  int on, fresh;  /* fresh: a frame came, time the spin anew at the next empty poll */
+  unsigned skip;  /* empty polls before the clock is read again */
 } ptli_spin_t;
 void ptli_spin_start(ptli_ni_t *ni, ptli_spin_t *s);
 int ptli_spin_step(ptli_ni_t *ni, ptli_spin_t *s); /* 0: the spin is over (stopped) */

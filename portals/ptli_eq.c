@@ -48,7 +48,7 @@ void ptli_eq_post(ptli_ni_t *ni, ptl_handle_eq_t h, ptl_event_t *ev) {
   eq->gap = 0;
   __atomic_thread_fence(__ATOMIC_RELEASE);
   e->sequence = seq;
-  eq->count++;
+  __atomic_store_n(&eq->count, eq->count + 1, __ATOMIC_RELEASE); /* a spinning waiter peeks */
   pthread_cond_broadcast(&eq->cond);
 }
 
@@ -58,7 +58,7 @@ static int ptli_eq_take(ptli_eq_t *eq, ptl_event_t *out) {
   memcpy(out, &eq->ev[at], sizeof *out);
   int dropped = eq->gap_before[at];
   eq->head = (eq->head + 1) % eq->cap;
-  eq->count--;
+  __atomic_store_n(&eq->count, eq->count - 1, __ATOMIC_RELAXED);
   return dropped ? PTL_EQ_DROPPED : PTL_OK;
 }
 
@@ -163,7 +163,11 @@ static void ptli_wait_slice(ptli_eq_t *eq, pthread_mutex_t *lock) {
 /* A waiter first polls the transports itself (ptli_spin_step, without the
  * lock: what it delivers takes it) until GASNET_SPIN_USEC pass with nothing
  * arriving, then sleeps on the queue's condition; the progress thread
- * serves arrivals meanwhile (ptli_net.c, "progress and waiting"). */
+ * serves arrivals meanwhile (ptli_net.c, "progress and waiting"). Between
+ * looks under the lock it peeks at the queue's count, at most
+ * PTLI_WAIT_PEEKS polls (a lock round per poll was a seventh of an 8-byte
+ * round trip's time; the look under the lock sees a queue freed meanwhile). */
+#define PTLI_WAIT_PEEKS 64
 int PtlEQWait(ptl_handle_eq_t eventq, ptl_event_t *event) {
   if (!ptli_inited) return PTL_NOINIT;
   ptli_ni_t *ni = ptli_ni_of(eventq);
@@ -177,9 +181,8 @@ int PtlEQWait(ptl_handle_eq_t eventq, ptl_event_t *event) {
   }
   uint64_t ticket = eq->tk_next++;
   eq->waiters++;
-  int rc;
-  ptli_spin_t spin;
-  ptli_spin_start(ni, &spin);
+  int rc, spun = 0;
+  ptli_spin_t spin = {0};
   for (;;) {
     if (ptli_eq_get(ni, eventq) != eq || !ni->live) {
       rc = PTL_INV_EQ; /* freed (or the interface finalized) while we waited */
@@ -192,9 +195,14 @@ int PtlEQWait(ptl_handle_eq_t eventq, ptl_event_t *event) {
       pthread_cond_broadcast(&eq->cond); /* the next ticket may go on */
       break;
     }
+    if (!spun) { /* only when it must wait: an event there costs no spin set-up */
+      spun = 1;
+      ptli_spin_start(ni, &spin);
+    }
     if (spin.on) {
       pthread_mutex_unlock(&ni->lock);
-      ptli_spin_step(ni, &spin);
+      for (int k = 0; k < PTLI_WAIT_PEEKS && ptli_spin_step(ni, &spin); k++)
+        if (__atomic_load_n(&eq->count, __ATOMIC_ACQUIRE)) break;
       pthread_mutex_lock(&ni->lock);
     } else {
       ptli_wait_slice(eq, &ni->lock);

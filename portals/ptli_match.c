@@ -134,19 +134,21 @@ static void ptli_put_end(ptli_ni_t *ni, ptli_md_t *md, ptl_event_t *ev) {
 }
 
 /* A frame after the first of a put longer than one frame (they follow it
- * with nothing between): its data, and at the last the put's end and ack. */
-static void ptli_cont_frame(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
-                            size_t paylen, ptli_out_t *out) {
+ * with nothing between), or a placed first frame (at 0): its data (there
+ * already if it was placed), and at the last the put's end and ack. */
+static void ptli_cont_frame(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, ptl_size_t at,
+                            const void *data, size_t paylen, ptli_out_t *out) {
   ptli_cont_t *c = &ni->peers[src].cont;
-  if (!c->active || m->rlength != c->rlength || m->offset != c->got) {
+  if (!c->active || m->rlength != c->rlength || at != c->got) {
     ni->malformed++; /* no put in progress, or not its next part */
     return;
   }
   c->got += paylen;
   ptli_md_t *md = c->drop ? NULL : ptli_md_get(ni, c->md);
-  if (md && m->offset < c->mlen) {
-    ptl_size_t n = c->mlen - m->offset < paylen ? c->mlen - m->offset : paylen;
-    memcpy((char *)md->d.start + c->off + m->offset, data, n);
+  if (md && at < c->mlen) {
+    ptl_size_t n = c->mlen - at < paylen ? c->mlen - at : paylen;
+    char *to = (char *)md->d.start + c->off + at;
+    if (to != (const char *)data) memcpy(to, data, n);
   }
   if (c->got < c->rlength) return;
   c->active = 0;
@@ -178,15 +180,17 @@ static void ptli_cont_start(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, si
   out->send = 0;
 }
 
-void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
-                  size_t paylen, ptli_out_t *out) {
+/* defer: the frame's data comes later (placed): every put is then kept
+ * as one in several frames, its end logged when the data is there. */
+static void ptli_request_in(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
+                            size_t paylen, ptli_out_t *out, int defer) {
   const ptli_peer_t *from = &ni->peers[src];
-  int put = m->op == PTLI_OP_PUT, more = put && paylen < m->rlength;
+  int put = m->op == PTLI_OP_PUT, more = put && (defer || paylen < m->rlength);
   out->send = 0;
   out->op = NULL;
   out->data = NULL;
   if (put && (m->flags & PTLI_WF_CONT)) {
-    ptli_cont_frame(ni, src, m, data, paylen, out);
+    ptli_cont_frame(ni, src, m, m->offset, data, paylen, out);
     return;
   }
   if (ni->peers[src].cont.active) { /* its frames cut short: the sender broke the protocol */
@@ -209,7 +213,7 @@ void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *
     if (more) ptli_cont_start(ni, src, m, paylen, NULL, NULL, out);
     return;
   }
-  if (put && mlen) memcpy((char *)md->d.start + off, data, mlen < paylen ? mlen : paylen);
+  if (put && mlen && paylen) memcpy((char *)md->d.start + off, data, mlen < paylen ? mlen : paylen);
   if (md->d.threshold != PTL_MD_THRESH_INF) md->d.threshold--;
   if (!(md->d.options & PTL_MD_MANAGE_REMOTE)) md->loff += mlen;
   ptl_handle_eq_t eq = md->d.eventq;
@@ -248,4 +252,52 @@ void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *
   out->op = op;
   if (unlink) ptli_md_unlink(ni, md); /* no longer matches; its memory is the user's */
   out->send = 1;
+}
+
+void ptli_request(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
+                  size_t paylen, ptli_out_t *out) {
+  ptli_request_in(ni, src, m, data, paylen, out, 0);
+}
+
+/* ---- data landing in place (the transports' place()) -------------------------- */
+
+int ptli_md_placeable(const ptli_md_t *md) {
+  return md->unlink_op == PTL_RETAIN && md->unlink_nofit == PTL_RETAIN;
+}
+
+void *ptli_put_place(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, size_t paylen) {
+  ptli_peer_t *p = &ni->peers[src];
+  ptli_cont_t *c = &p->cont;
+  if (m->op != PTLI_OP_PUT || m->seq != p->recv_seq || p->placed.active) return NULL;
+  ptl_size_t at = 0;
+  if (m->flags & PTLI_WF_CONT) {
+    if (!c->active || c->drop || m->rlength != c->rlength || m->offset != c->got) return NULL;
+    at = m->offset;
+  } else {
+    ptli_out_t out; /* nothing to send yet: the ack waits for the data */
+    ptli_request_in(ni, src, m, NULL, 0, &out, 1);
+  }
+  p->placed.active = 1;
+  p->placed.landing = 0;
+  ptli_md_t *md = c->active && !c->drop ? ptli_md_get(ni, c->md) : NULL;
+  if (!md || !ptli_md_placeable(md) || at > c->mlen || paylen > c->mlen - at) return NULL;
+  md->landing++;
+  p->placed.landing = 1;
+  p->placed.md = c->md;
+  return (char *)md->d.start + c->off + at;
+}
+
+void ptli_placed_frame(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
+                       size_t paylen, ptli_out_t *out) {
+  ptli_peer_t *p = &ni->peers[src];
+  p->placed.active = 0;
+  if (p->placed.landing) {
+    ptli_md_t *md = ptli_md_get(ni, p->placed.md);
+    if (md) md->landing--;
+    p->placed.landing = 0;
+  }
+  out->send = 0;
+  out->op = NULL;
+  out->data = NULL;
+  ptli_cont_frame(ni, src, m, m->flags & PTLI_WF_CONT ? m->offset : 0, data, paylen, out);
 }

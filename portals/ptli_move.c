@@ -111,7 +111,6 @@ int PtlPut(ptl_handle_md_t mem_desc, ptl_ack_req_t ack_req, ptl_process_id_t tar
   size_t len = (size_t)md->d.length;
   pthread_mutex_unlock(&ni->lock);
   ptli_send(ni, (uint32_t)dest, &m, data, len, 0, &op);
-  ptli_settle(ni);
   return PTL_OK;
 }
 
@@ -131,7 +130,6 @@ int PtlGet(ptl_handle_md_t mem_desc, ptl_process_id_t target, ptl_pt_index_t por
   ptli_req_fill(ni, &m, PTLI_OP_GET, dest, portal, cookie, match_bits, offset, md);
   pthread_mutex_unlock(&ni->lock);
   ptli_send(ni, (uint32_t)dest, &m, NULL, 0, 0, NULL);
-  ptli_settle(ni);
   return PTL_OK;
 }
 
@@ -157,6 +155,19 @@ void ptli_on_ack(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m) {
   ev.link = ptli_link(ni);
   ptli_eq_post(ni, md->d.eventq, &ev);
   pthread_mutex_unlock(&ni->lock);
+}
+
+/* Where a reply's part may land in place (lock held): in its MD, when the
+ * part fits whole (not truncated) and the MD is placeable. */
+void *ptli_reply_place(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, size_t paylen) {
+  (void)src;
+  ptli_md_t *md = ptli_md_get(ni, m->md);
+  if (!md || !md->pending || m->tnid != ni->id.nid || m->tpid != ni->id.pid || !ptli_md_placeable(md))
+    return NULL;
+  ptl_size_t n = m->mlength < md->d.length ? m->mlength : md->d.length, at = m->hdr_data;
+  if (at > n || paylen > n - at) return NULL;
+  md->landing++;
+  return (char *)md->d.start + at;
 }
 
 /* A reply's part: counted; 1 when the whole reply has come. */
@@ -191,7 +202,9 @@ void ptli_on_reply(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void 
   }
   ptl_size_t n = m->mlength < md->d.length ? m->mlength : md->d.length; /* truncated */
   ptl_size_t at = m->hdr_data; /* this part's place in the reply */
-  if (at < n) memcpy((char *)md->d.start + at, data, n - at < paylen ? n - at : paylen);
+  char *to = (char *)md->d.start + at;
+  if (at < n && to == (const char *)data) md->landing--; /* placed: there already */
+  else if (at < n) memcpy(to, data, n - at < paylen ? n - at : paylen);
   if (!ptli_reply_part(ni, src, m, paylen)) {
     pthread_mutex_unlock(&ni->lock);
     return;

@@ -37,22 +37,21 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "boot.h"
+#include "gasneti_host.h"
 #include "gasneti_time.h"
 #include "ptli.h"
 
 extern const gasnetc_transport_ops_t amshm_ops;
 
 /* What each rank publishes at PtlNIInit (host byte order: one job, one
- * architecture). */
+ * architecture): where it runs (kernel, network namespace, CPUs: the
+ * record the GASNet core exchanges too, common/gasneti_host.h). */
 typedef struct {
-  uint8_t host[16];
-  uint64_t netns;
-  cpu_set_t cpus; /* the CPUs it may run on */
+  gasneti_host_rec_t host;
   uint32_t uid, want_pid;
   uint8_t addr[PTLI_NTP][GASNETC_ADDR_MAX];
 } ptli_rec_t;
@@ -61,9 +60,11 @@ typedef struct {
 
 static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
                          size_t len);
-static int ptli_poll_all(ptli_ni_t *ni);
+static int ptli_poll_tps(ptli_ni_t *ni, int every);
+static inline int ptli_poll_all(ptli_ni_t *ni) { return ptli_poll_tps(ni, 0); }
 static __thread int ptli_tls_progress;  /* this is the progress thread */
-static __thread int ptli_tls_unsettled; /* a shared-memory send since the last settle */
+static void ptli_kick(ptli_ni_t *ni);
+static void ptli_yield(ptli_ni_t *ni, uint64_t *yield_at, uint64_t now);
 
 static int ptli_seq_ahead(uint32_t seq, uint32_t expected) {
   int32_t d = (int32_t)(seq - expected);
@@ -106,6 +107,30 @@ static void ptli_deliver_cb(void *ctx, uint32_t src, const void *hdr, size_t hdr
   else ptli_process(ni, src, &m, payload, paylen);
 }
 
+/* Where a frame's payload may land (cfg.place): a put that is the next
+ * request of its initiator, in the memory its match gives (the match is
+ * made now); a reply's part, in its MD. NULL for anything else (an early
+ * request, a truncated part, an MD that may be unlinked on its own): the
+ * transport buffers it and it is copied at delivery, as before. Frames
+ * under PTLI_PLACE_MIN are not worth the lock: a transport delivers those
+ * from its own buffer, and one copy is all they cost either way. */
+#define PTLI_PLACE_MIN ((size_t)64 << 10)
+
+static void *ptli_place_cb(void *ctx, uint32_t src, const void *hdr, size_t hdrlen, size_t paylen) {
+  ptli_ni_t *ni = ctx;
+  ptli_msg_t m;
+  const char *why;
+  if (paylen < PTLI_PLACE_MIN || src >= ni->size || ptli_wire_decode(hdr, hdrlen, paylen, &m, &why) != 0)
+    return NULL; /* a malformed one is counted at delivery */
+  pthread_mutex_lock(&ni->lock);
+  void *dst = m.op == PTLI_OP_REPLY ? ptli_reply_place(ni, src, &m, paylen)
+              : m.op == PTLI_OP_PUT ? ptli_put_place(ni, src, &m, paylen)
+                                    : NULL;
+  pthread_mutex_unlock(&ni->lock);
+  __atomic_store_n(&ni->arriving_ns, gasneti_now_ns(), __ATOMIC_RELAXED); /* ptli_busy */
+  return dst;
+}
+
 /* A request (or a put's continuation frame), in order: process it and
  * every held one that follows. */
 static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const void *data,
@@ -121,7 +146,8 @@ static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const
   ptli_held_t *done = NULL;
   for (;;) {
     p->recv_seq++;
-    ptli_request(ni, src, m, data, len, &out);
+    if (p->placed.active) ptli_placed_frame(ni, src, m, data, len, &out); /* matched in place() */
+    else ptli_request(ni, src, m, data, len, &out);
     pthread_mutex_unlock(&ni->lock);
     free(done);
     if (out.send)
@@ -146,6 +172,19 @@ static void ptli_peer_dead_cb(void *ctx, uint32_t rank, const char *why) {
   boot_abort(1, line);
 }
 
+/* A send's completion record: the common case allocates nothing (one
+ * spare per interface, taken and given back with one atomic exchange). */
+static ptli_op_t *ptli_op_alloc(ptli_ni_t *ni) {
+  ptli_op_t *op = __atomic_exchange_n(&ni->spare_op, NULL, __ATOMIC_ACQUIRE);
+  return op ? op : malloc(sizeof *op);
+}
+
+static void ptli_op_free(ptli_ni_t *ni, ptli_op_t *op) {
+  ptli_op_t *none = NULL;
+  if (!__atomic_compare_exchange_n(&ni->spare_op, &none, op, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+    free(op);
+}
+
 /* One frame of op went (or failed); op completes with the last of its
  * frames, with the first error of any. */
 static void ptli_part_done(ptli_ni_t *ni, ptli_op_t *op, int rc) {
@@ -155,7 +194,8 @@ static void ptli_part_done(ptli_ni_t *ni, ptli_op_t *op, int rc) {
   }
   if (__atomic_sub_fetch(&op->parts, 1, __ATOMIC_ACQ_REL) != 0) return;
   ptli_op_done(ni, op, __atomic_load_n(&op->rc, __ATOMIC_RELAXED));
-  free(op);
+  ptli_op_free(ni, op);
+  __atomic_sub_fetch(&ni->inflight, 1, __ATOMIC_RELEASE);
 }
 
 /* A send the transport read from our memory after returning: done now. */
@@ -186,11 +226,15 @@ static int ptli_frame(ptli_ni_t *ni, uint32_t dest, const ptli_msg_t *m, const v
     return 0;
   }
   const gasnetc_transport_ops_t *ops = ni->ops[p->tp];
-  unsigned flags = reply ? GASNETC_SEND_REPLY : 0;
+  /* A put's data may be read from the MD until send_done: SEND_END waits
+   * for it anyway (amudp then sends it without a copy). */
+  unsigned flags = reply ? GASNETC_SEND_REPLY : op ? GASNETC_SEND_BORROW : 0;
   int rc;
+  uint64_t yield_at = 0;
   while ((rc = ops->send(ni->tp[p->tp], dest, hdr, sizeof hdr, data, len, flags, op)) == -EAGAIN)
-    ptli_poll_once(ni); /* room comes with the peer's acks */
-  if (p->tp == 1 && !ptli_tls_progress) ptli_tls_unsettled = 1; /* ptli_settle */
+    if (ptli_poll_all(ni) == 0) /* room comes with the peer's acks; its reader may need our CPU */
+      ptli_yield(ni, &yield_at, gasneti_now_ns());
+  if (p->tp == 0 && !ptli_tls_progress) ptli_kick(ni); /* its timers: the progress thread's deadline */
   if (rc == GASNETC_SEND_INFLIGHT) return 0; /* send_done completes this part */
   if (op) ptli_part_done(ni, op, rc < 0 ? rc : 0);
   return rc < 0 ? rc : 0;
@@ -203,13 +247,14 @@ int ptli_send(ptli_ni_t *ni, uint32_t dest, ptli_msg_t *m, const void *data, siz
   if (!reply) m->seq = __atomic_fetch_add(&p->send_seq, (uint32_t)nf, __ATOMIC_RELAXED);
   ptli_op_t *heap = NULL;
   if (op) {
-    if (!(heap = malloc(sizeof *heap))) {
+    if (!(heap = ptli_op_alloc(ni))) {
       ptli_op_done(ni, op, -ENOMEM);
       return -ENOMEM;
     }
     *heap = *op;
     heap->parts = (int)nf;
     heap->rc = 0;
+    __atomic_add_fetch(&ni->inflight, 1, __ATOMIC_RELAXED);
   }
   int rc = 0;
   for (size_t k = 0; k < nf; k++) {
@@ -254,37 +299,54 @@ void ptli_poll_once(ptli_ni_t *ni) { ptli_poll_all(ni); }
  *  on this kernel than CPUs: ni->polite, as the core's polite mode), else
  *  now and then (ptli_yield), so that a peer sharing our CPU still runs.
  *
- * Sends: amshm writes what fits of a frame into the ring and keeps the
- * rest, to be written by the next poll or idle; only those ask the
- * receiver to wake the sender when it frees room. A send made by an
- * application thread while the progress thread sleeps would so wait for
- * the sleep's bound (100 ms per 4 MiB put: the stall of large puts through
- * shared memory). Such a thread polls the shared-memory transport before
- * its call returns (ptli_settle): then the rest is written, or the
- * receiver knows to wake us.
+ * Busy: a large operation delivers nothing for a while, its frame moving
+ * as fragments and acks the transports handle inside poll (a 4 MiB frame
+ * over udp takes a millisecond). While a send of ours is in flight, or
+ * since a large frame began arriving (place() was asked) less than
+ * PTLI_BUSY_NS ago, pollers keep spinning (ptli_busy) rather than hand
+ * the rest over to wake-ups of the progress thread.
+ *
+ * Sends: a send through the network transport arms its timers
+ * (retransmission) after the progress thread computed its sleep: an
+ * application thread's send wakes it when it sleeps (ptli_kick), so that
+ * the new deadline counts. amshm asks the receiver for room when it keeps
+ * the rest of a frame, so its pipe wakes the progress thread for it.
+ * Polling: the network transport serves no peer in a job of one host
+ * (ni->serves[0] == 0): then it is not polled (a system call each for
+ * amudp); nor is the shared-memory one where no neighbour shares it.
  */
 #define PTLI_SLEEP_MAX_MS 100
 #define PTLI_PARK_NS 1000000L
-#define PTLI_SETTLE_POLLS 4
+#define PTLI_BUSY_NS 10000000ull
 
 
-static int ptli_poll_all(ptli_ni_t *ni) {
+/* every: the transports that serve nobody too (after a sleep: a stray
+ * datagram on an unused socket must be read, or the next sleep ends at
+ * once again). */
+static int ptli_poll_tps(ptli_ni_t *ni, int every) {
   int n = 0;
   for (int i = 0; i < PTLI_NTP; i++) {
-    int k = ni->tp[i] ? ni->ops[i]->poll(ni->tp[i]) : 0;
+    int k = ni->tp[i] && (every || ni->serves[i]) ? ni->ops[i]->poll(ni->tp[i]) : 0;
     if (k > 0) n += k;
   }
   return n;
 }
 
-void ptli_settle(ptli_ni_t *ni) {
-  for (int k = 0; ptli_tls_unsettled && k < PTLI_SETTLE_POLLS; k++) {
-    ptli_tls_unsettled = 0;
-    ni->ops[1]->poll(ni->tp[1]); /* flushes: the rest written, or room asked for */
-  }
-  if (!ptli_tls_unsettled) return;
-  ptli_tls_unsettled = 0; /* still sending (replies to a flood): the progress thread's turn */
-  __atomic_store_n(&ni->kicked, 1, __ATOMIC_RELEASE);
+/* Work in flight that delivers no frame yet (above). Our sends keep a
+ * waiter spinning, not the progress thread: the thread that sends polls
+ * (on "not now") or waits, and a third spinning thread on two CPUs
+ * starved the receiver (pipelined 4 MiB puts through shm: 256 MB/s). */
+static int ptli_busy(ptli_ni_t *ni, uint64_t now, int waiter) {
+  if (waiter && __atomic_load_n(&ni->inflight, __ATOMIC_RELAXED)) return 1;
+  return now - __atomic_load_n(&ni->arriving_ns, __ATOMIC_RELAXED) < PTLI_BUSY_NS;
+}
+
+/* Wake the progress thread if it sleeps (its deadline predates our send). */
+static void ptli_kick(ptli_ni_t *ni) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the send before the look: ptli_sleep */
+  if (!__atomic_load_n(&ni->sleeping, __ATOMIC_RELAXED) ||
+      __atomic_exchange_n(&ni->kicked, 1, __ATOMIC_ACQ_REL))
+    return;
   uint64_t one = 1;
   if (write(ni->wakefd, &one, sizeof one) < 0) { /* full: it is awake anyway */ }
 }
@@ -299,6 +361,17 @@ void ptli_settle(ptli_ni_t *ni) {
 #define PTLI_SPIN_YIELD_MIN_NS 1000u
 #define PTLI_SPIN_YIELD_MAX_NS 64000u
 #define PTLI_SPIN_YIELD_BUSY_NS 2000u
+/* The clock is read at every PTLI_SPIN_CLOCK_EVERY-th empty poll only (as
+ * the core's spin): through shared memory it was a sixth of the time. */
+#define PTLI_SPIN_CLOCK_EVERY 8u
+
+/* Empty polls before the clock is read again: none on a crowded host
+ * (every empty poll yields) or where a poll is a system call anyway (the
+ * network transport serves peers: 8 of them made the yields of two
+ * spinners sharing a CPU come 10-20 us late). */
+static unsigned ptli_clock_skip(const ptli_ni_t *ni) {
+  return ni->polite || ni->serves[0] ? 0 : PTLI_SPIN_CLOCK_EVERY - 1;
+}
 static __thread uint64_t ptli_tls_yield_period = PTLI_SPIN_YIELD_MIN_NS;
 static __thread uint64_t ptli_tls_yield_bare = UINT64_MAX; /* the quickest yield seen */
 
@@ -317,13 +390,14 @@ void ptli_spin_start(ptli_ni_t *ni, ptli_spin_t *s) {
   if (!s->on) return;
   s->idle_since = gasneti_now_ns();
   s->yield_at = s->idle_since + ptli_tls_yield_period;
+  s->fresh = 0;
+  s->skip = 0;
   __atomic_add_fetch(&ni->spinners, 1, __ATOMIC_SEQ_CST);
 }
 
 void ptli_spin_stop(ptli_ni_t *ni, ptli_spin_t *s, int to_sleep) {
   if (!s->on) return;
   s->on = 0;
-  ptli_settle(ni);
   if (__atomic_sub_fetch(&ni->spinners, 1, __ATOMIC_SEQ_CST) == 0 && to_sleep &&
       __atomic_load_n(&ni->parked, __ATOMIC_SEQ_CST)) {
     pthread_mutex_lock(&ni->park_lock);
@@ -334,13 +408,27 @@ void ptli_spin_stop(ptli_ni_t *ni, ptli_spin_t *s, int to_sleep) {
 
 int ptli_spin_step(ptli_ni_t *ni, ptli_spin_t *s) {
   if (!s->on) return 0;
-  int got = ptli_poll_all(ni);
+  if (ptli_poll_all(ni) > 0) {
+    s->fresh = 1;
+    s->skip = 0;
+    return 1;
+  }
+  if (s->skip) {
+    s->skip--;
+    return 1;
+  }
   uint64_t now = gasneti_now_ns();
-  if (got > 0) s->idle_since = now;
+  s->skip = ptli_clock_skip(ni);
+  if (s->fresh) {
+    s->idle_since = now;
+    s->fresh = 0;
+  }
+  if (ptli_busy(ni, now, 1)) s->idle_since = now;
   else if (now - s->idle_since >= ni->spin_ns) {
     ptli_spin_stop(ni, s, 1);
     return 0;
-  } else ptli_yield(ni, &s->yield_at, now);
+  }
+  ptli_yield(ni, &s->yield_at, now);
   return 1;
 }
 
@@ -368,6 +456,7 @@ static void ptli_park(ptli_ni_t *ni) {
  * poll (which also tells the shared-memory transport we are awake).
  * Returns the frames it delivered. */
 static int ptli_sleep(ptli_ni_t *ni) {
+  __atomic_store_n(&ni->sleeping, 1, __ATOMIC_SEQ_CST); /* before idle(): ptli_kick */
   uint64_t next = GASNETC_NEVER;
   for (int i = 0; i < PTLI_NTP; i++) {
     uint64_t t = ni->tp[i] ? ni->ops[i]->idle(ni->tp[i]) : GASNETC_NEVER;
@@ -382,53 +471,57 @@ static int ptli_sleep(ptli_ni_t *ni) {
     if (ppoll(&pf, 1, &ts, NULL) == 0 && capped)
       __atomic_add_fetch(&ni->sleep_timeouts, 1, __ATOMIC_RELAXED);
   }
+  __atomic_store_n(&ni->sleeping, 0, __ATOMIC_RELAXED);
   uint64_t v; /* the wake-up descriptor stays readable until read */
   if (__atomic_exchange_n(&ni->kicked, 0, __ATOMIC_ACQUIRE) && read(ni->wakefd, &v, sizeof v) < 0) {
     /* read already */
   }
-  return ptli_poll_all(ni);
+  return ptli_poll_tps(ni, 1);
 }
 
+/* The progress thread's loop. Its yield deadline runs on across frames:
+ * the first empty poll after a message it answered usually yields, which
+ * hands the CPU at once to a peer that shares it (timing each spin afresh,
+ * a yield period after the frame, made network round trips on a loaded
+ * host 2 us slower). */
 static void *ptli_progress_main(void *arg) {
   ptli_ni_t *ni = arg;
   uint64_t busy = 0, yield_at = 0;
+  unsigned skip = 0;
+  int fresh = 1; /* a frame came: busy and yield_at are timed at the next empty poll */
   ptli_tls_progress = 1;
   while (!__atomic_load_n(&ni->stop, __ATOMIC_ACQUIRE)) {
     if (__atomic_load_n(&ni->spinners, __ATOMIC_SEQ_CST)) {
       ptli_park(ni);
+      fresh = 1;
       continue;
     }
-    int got = ptli_poll_all(ni);
+    if (ptli_poll_all(ni) > 0) {
+      fresh = 1;
+      skip = 0;
+      continue;
+    }
+    if (skip) {
+      skip--;
+      continue;
+    }
     uint64_t now = gasneti_now_ns();
-    if (got > 0) busy = now;
-    else if (now - busy < ni->spin_ns) ptli_yield(ni, &yield_at, now);
-    else if (ptli_sleep(ni) > 0) busy = gasneti_now_ns();
+    if (fresh) {
+      busy = now;
+      fresh = 0;
+    }
+    if (ptli_busy(ni, now, 0) || now - busy < ni->spin_ns) {
+      skip = ptli_clock_skip(ni);
+      ptli_yield(ni, &yield_at, now);
+    } else {
+      ptli_sleep(ni);
+      fresh = 1;
+    }
   }
   return NULL;
 }
 
 /* ---- identity ------------------------------------------------------------------- */
-
-/* 16 bytes naming this kernel (its boot id, else the host name) and the
- * network namespace: ranks with both equal share a host. */
-static void ptli_host_rec(ptli_rec_t *r) {
-  memset(r->host, 0, sizeof r->host);
-  char text[64] = "";
-  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-  if (f) {
-    if (!fgets(text, sizeof text, f)) text[0] = 0;
-    fclose(f);
-  }
-  if (!text[0]) gethostname(text, sizeof text - 1);
-  for (size_t i = 0; text[i] && text[i] != '\n'; i++) r->host[i % 16] ^= (uint8_t)text[i];
-  struct stat st;
-  r->netns = stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
-  CPU_ZERO(&r->cpus);
-  if (sched_getaffinity(0, sizeof r->cpus, &r->cpus) != 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    for (long c = 0; c < (n > 0 ? n : 1) && c < CPU_SETSIZE; c++) CPU_SET(c, &r->cpus);
-  }
-}
 
 /* The wait policy (as the core's, core/gasnetc_host.c): a kernel with more
  * ranks of the job than CPUs they may run on (the union of their affinity
@@ -438,9 +531,11 @@ static void ptli_wait_policy(ptli_ni_t *ni, const ptli_rec_t *all) {
   CPU_ZERO(&cpus);
   uint32_t ranks = 0;
   for (uint32_t r = 0; r < ni->size; r++) {
-    if (memcmp(all[r].host, all[ni->rank].host, sizeof all[r].host)) continue;
+    if (!gasneti_same_kernel(&all[r].host, &all[ni->rank].host)) continue;
     ranks++;
-    CPU_OR(&cpus, &cpus, &all[r].cpus);
+    cpu_set_t theirs;
+    memcpy(&theirs, all[r].host.cpus, sizeof theirs);
+    CPU_OR(&cpus, &cpus, &theirs);
   }
   ni->polite = ranks > (uint32_t)CPU_COUNT(&cpus);
 }
@@ -456,10 +551,6 @@ static int ptli_spin_env(ptli_ni_t *ni) {
   }
   ni->spin_ns = us * 1000u;
   return 0;
-}
-
-static int ptli_same_host(const ptli_rec_t *a, const ptli_rec_t *b) {
-  return !memcmp(a->host, b->host, sizeof a->host) && a->netns == b->netns;
 }
 
 static int ptli_by_id_cmp(const void *a, const void *b, void *arg) {
@@ -490,7 +581,7 @@ static int ptli_ids(ptli_ni_t *ni, const ptli_rec_t *all) {
   if (!first) return 0;
   for (uint32_t r = 0; r < n; r++) {
     uint32_t h = 0;
-    while (h < nhosts && !ptli_same_host(&all[first[h]], &all[r])) h++;
+    while (h < nhosts && !gasneti_same_host(&all[first[h]].host, &all[r].host)) h++;
     if (h == nhosts) first[nhosts++] = r;
     ni->peers[r].id.nid = h;
     ni->peers[r].uid = all[r].uid;
@@ -524,6 +615,7 @@ static void ptli_routes(ptli_ni_t *ni, uint8_t *serves_shm, uint8_t *serves_net)
   unsigned long chunk = v && *v ? strtoul(v, NULL, 10) : 0;
   uint32_t me = ni->rank, mine = ni->peers[me].id.nid, idx = 0, myidx = 0;
   uint32_t *index = calloc(ni->size, sizeof *index); /* place of each rank on its host */
+  ni->serves[0] = ni->serves[1] = 0; /* peers each transport serves */
   for (uint32_t r = 0; r < ni->size && index; r++) {
     idx = 0;
     for (uint32_t q = 0; q < r; q++) idx += ni->peers[q].id.nid == ni->peers[r].id.nid;
@@ -538,6 +630,8 @@ static void ptli_routes(ptli_ni_t *ni, uint8_t *serves_shm, uint8_t *serves_net)
     p->dist = r == me ? 0 : nbr ? 1 : host ? 2 : 3;
     serves_shm[r] = r != me && nbr;
     serves_net[r] = r != me && !nbr;
+    ni->serves[0] += serves_net[r];
+    ni->serves[1] += serves_shm[r];
   }
   free(index);
 }
@@ -572,6 +666,7 @@ static int ptli_open_transports(ptli_ni_t *ni, ptli_rec_t *mine) {
   cfg.getenv = boot_getenv;
   cfg.ctx = ni;
   cfg.deliver = ptli_deliver_cb;
+  cfg.place = ptli_place_cb;
   cfg.peer_dead = ptli_peer_dead_cb;
   cfg.send_done = ptli_send_done_cb;
   cfg.watch = ptli_watch_cb;
@@ -627,7 +722,7 @@ int ptli_net_open(ptli_ni_t *ni, ptl_pid_t want_pid) {
     return PTL_NOSPACE;
   }
   memset(&mine, 0, sizeof mine);
-  ptli_host_rec(&mine);
+  gasneti_host_rec(&mine.host);
   mine.uid = (uint32_t)getuid();
   mine.want_pid = want_pid;
   int rc = ptli_open_transports(ni, &mine) == 0 ? PTL_OK : PTL_FAIL;
@@ -673,6 +768,7 @@ void ptli_net_close(ptli_ni_t *ni) {
       ni->peers[r].held = h->next;
       free(h);
     }
+  free(__atomic_exchange_n(&ni->spare_op, NULL, __ATOMIC_ACQUIRE));
   while (ni->rx) {
     ptli_rx_t *rx = ni->rx;
     ni->rx = rx->next;

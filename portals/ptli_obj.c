@@ -219,13 +219,14 @@ int PtlMEUnlink(ptl_handle_me_t entry) {
   if (!ni) return PTL_INV_ME;
   pthread_mutex_lock(&ni->lock);
   ptli_me_t *me = ptli_me_get(ni, entry);
-  if (me) {
+  int rc = !me ? PTL_INV_ME : me->md >= 0 && ni->md[me->md].landing ? PTL_MD_INUSE : PTL_OK;
+  if (rc == PTL_OK) {
     if (me->md >= 0) ptli_md_free(ni, &ni->md[me->md]); /* its MD goes with it, no event */
     ptli_ml_unlink(ni, me);
     ptli_me_free(ni, me);
   }
   pthread_mutex_unlock(&ni->lock);
-  return me ? PTL_OK : PTL_INV_ME;
+  return rc; /* PTL_MD_INUSE: data lands in its MD's memory now (docs/portals.md) */
 }
 
 /* ---- memory descriptors ----------------------------------------------------- */
@@ -249,7 +250,7 @@ static ptli_md_t *ptli_md_new(ptli_ni_t *ni, const ptl_md_t *d, int32_t me) {
   md->used = 1;
   md->d = *d;
   md->loff = 0;
-  md->pending = 0;
+  md->pending = md->landing = 0;
   md->me = me;
   md->unlink_op = md->unlink_nofit = PTL_RETAIN;
   ni->nmd++;
@@ -312,6 +313,7 @@ static int ptli_md_update(ptli_ni_t *ni, ptli_md_t *md, ptl_md_t *old_md, ptl_md
     if (!q) return PTL_INV_EQ;
     if (q->count) return PTL_NOUPDATE; /* something arrived since it was looked at */
   }
+  if (md->landing) return PTL_NOUPDATE; /* a transport writes into its memory now */
   int rc = ptli_md_check(ni, new_md);
   if (rc != PTL_OK) return rc;
   if (new_md->start != md->d.start || new_md->length != md->d.length) md->loff = 0;
