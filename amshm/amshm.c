@@ -498,8 +498,13 @@ static void amshm_bell_again(gasnetc_transport_t *t, amshm_peer_t *p) {
  * trusted to size a copy. */
 static int amshm_rec_bad(const amshm_ring_t *r, const amshm_rx_t *a, const amshm_rec_t *rec) {
   int first = rec->flags & AMSHM_REC_FIRST, last = rec->flags & AMSHM_REC_LAST;
-  return rec->len < amshm_align16(sizeof *rec + rec->hdrlen + rec->fraglen) ||
-         rec->len > r->size || rec->hdrlen > GASNETC_HDR_MAX || rec->total > AMSHM_MAX_PAYLOAD ||
+  /* Records never wrap (a PAD fills the ring's end first), so one must end
+   * inside the ring; a PAD reaches here only when it does not fill the
+   * ring to its end (amshm_ring_peek). */
+  size_t room = r->size - (size_t)((const uint8_t *)rec - r->data);
+  return (rec->flags & AMSHM_REC_PAD) ||
+         rec->len < amshm_align16(sizeof *rec + rec->hdrlen + rec->fraglen) ||
+         rec->len > room || rec->hdrlen > GASNETC_HDR_MAX || rec->total > AMSHM_MAX_PAYLOAD ||
          (first && last && rec->fraglen != rec->total) || (first && rec->fraglen > rec->total) ||
          (first && a->active) ||
          (!first && (!a->active || rec->fraglen > a->total - a->got ||
