@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 60
+# parallel: yes  (it waits out the liveness timeout; its processes carry its own marker)
 # conduits: udp tcp
 # omit: tcp  (with the bypass on, every job here is one host's: tcp would carry nothing, and [udp] runs the same through shared memory)
 # t-stop.sh - a node that stops (SIGSTOP) is detected as dead by the others
