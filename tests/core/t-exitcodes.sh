@@ -22,7 +22,7 @@ set -u
 cd "$BIN" || exit 1
 # its own copy of t_launch, so that the processes it waits to be gone are
 # its own (t-launch.sh runs t_launch too, maybe at the same time)
-prog=$(mktemp "${TMPDIR:-/tmp}/t_launch.XXXXXX") && cp "$BIN/t_launch" "$prog" || exit 1
+prog=$(mktemp "${TMPDIR:-/tmp}/t_launch.XXXXXX") && cp "$BIN/t_launch" "$prog" && chmod 755 "$prog" || exit 1
 trap 'rm -f "$prog"' EXIT
 export GASNET_EXIT_GRACE=0.5   # scenarios 5, 7, 9: the spinning ranks end by SIGQUIT
 fails=0
