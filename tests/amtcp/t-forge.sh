@@ -1,4 +1,6 @@
 #!/bin/bash
+# timeout: 60
+# parallel: yes  (it waits out connect and liveness timeouts of 1 s; its ranks are forked by its own program, on ports of their own)
 # t-forge.sh - amtcp alone (t_amtcp_forge: 2 forked ranks on amtcp_ops)
 # facing foreign bytes: a HELLO with a wrong MAC during the mesh is refused
 # and logged while the real rank still connects; a frame with a bad length
@@ -10,7 +12,6 @@
 # peer_dead once the liveness probes (GASNET_TCP_TIMEOUT) go unanswered; a
 # rank whose listener is closed ends in a line naming it after
 # GASNET_TCP_CONNECT_TIMEOUT.
-# timeout: 60
 set -u
 # The ranks share a host: the shared-memory bypass off, so that TCP carries
 # what this area tests.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 90
 # t-hold.sh - strangers that hold connections cannot stall a tcp job (issue
 # 41): 8 ranks start; before any two of them but node 0 have connected,
 # 20 silent TCP connections (no handshake ever) are opened to every rank's
@@ -9,7 +10,6 @@
 # GASNET_TCP_CONNECT_TIMEOUT, 60 s, and real ranks were refused "too many
 # handshakes at once"), and the refusals must be logged a few lines per
 # rank (3 lines, then a count per 10 s), not one line each.
-# timeout: 90
 set -u
 # The ranks share a host: the shared-memory bypass off, so that TCP carries
 # what this area tests.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 90
 # t-lazy.sh - connections made on first use (t_amtcp_lazy, 8 ranks over tcp):
 #   ring   each rank talks only to its 2 ring neighbours, and then holds only
 #          those connections: the all-to-all that follows opens n - 3 = 5
@@ -11,7 +12,6 @@
 #          while connecting (and replies of one read) leave together: more
 #          queued frames than writes of queues; with GASNET_TCP_AGG=0 (jobs
 #          3 and 4) one frame per write: no more frames than writes.
-# timeout: 90
 set -u
 # The ranks share a host: the shared-memory bypass off, so that TCP carries
 # what this area tests.

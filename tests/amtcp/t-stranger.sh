@@ -5,6 +5,7 @@
 # not crash, and the job must finish normally (exit 0, totals ok). On 2
 # ranks (poll reads the peer directly) and on 4 (poll uses epoll).
 # timeout: 60
+# parallel: yes  (its jobs idle 3 s while it knocks; the port is found by the rank's pid)
 set -u
 # The ranks share a host: the shared-memory bypass off, so that TCP carries
 # what this area tests.

@@ -53,16 +53,22 @@ static void spin_forever(void) {
   for (;;) x++;
 }
 
+/* The last rank waits before it ends the job so that the others are in
+   their barrier or spin by then; they left the barrier after attach
+   together, so a quarter of a second is ample (a second made the 4 runs
+   of t-exitcodes 20 s longer), and a late one ends the same way. */
+static void let_others_settle(void) { usleep(250000); }
+
 static int run_scenario(int s) {
   gasnet_node_t me = gasnet_mynode(), last = gasnet_nodes() - 1;
   switch (s) {
   case 1: gasnet_exit(1); break;
   case 2: return 2;
-  case 3: if (me == last) { sleep(1); gasnet_exit(3); } t_barrier(); break;
-  case 4: if (me == last) { sleep(1); kill(getpid(), SIGINT); for (;;) pause(); } t_barrier(); break;
-  case 5: if (me == last) { sleep(1); gasnet_exit(5); } spin_forever(); break;
-  case 8: if (me == last) { sleep(1); return 8; } t_barrier(); break;
-  case 9: if (me == last) { sleep(1); return 9; } spin_forever(); break;
+  case 3: if (me == last) { let_others_settle(); gasnet_exit(3); } t_barrier(); break;
+  case 4: if (me == last) { let_others_settle(); kill(getpid(), SIGINT); for (;;) pause(); } t_barrier(); break;
+  case 5: if (me == last) { let_others_settle(); gasnet_exit(5); } spin_forever(); break;
+  case 8: if (me == last) { let_others_settle(); return 8; } t_barrier(); break;
+  case 9: if (me == last) { let_others_settle(); return 9; } spin_forever(); break;
   case 10:
     T_CHECK(gasnet_AMRequestShort1((me + 1) % gasnet_nodes(), 128, 10));
     for (;;) gasnet_AMPoll();
@@ -82,7 +88,7 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "initexit")) gasnet_exit(arg);
   scenario = !strcmp(mode, "exit") ? arg : 0;
   if ((scenario == 6) || (scenario == 7 && gasnet_mynode() == gasnet_nodes() - 1)) {
-    sleep(scenario == 7);
+    if (scenario == 7) let_others_settle();
     gasnet_exit(scenario);
   }
   gasnet_handlerentry_t table[] = { { 128, (void (*)())req_exit }, T_BARRIER_HANDLERS };

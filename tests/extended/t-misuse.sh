@@ -5,6 +5,7 @@
 # misuse (3.3). t_misuse CASE on 2 ranks (1 for loopback); node 0 errs, the
 # job must end with a non-zero code and the message.
 # timeout: 120
+# parallel: yes  (its jobs end by a fatal error and the launcher's grace: 0.6 CPU seconds of 4.9)
 # conduits: udp tcp
 # omit: udp,noshm tcp  (the checks are the API layer's, the same code whatever carries the AM: [udp] has them delivered through shared memory, [tcp,noshm] over the network)
 set -u

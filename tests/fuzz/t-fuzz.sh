@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 300
 # t-fuzz.sh - every parser of bytes from outside the process, fuzzed briefly
 # with libFuzzer + ASan + UBSan from the corpus in tests/fuzz/corpus/ (its
 # regression inputs first): the amudp datagram path, the amtcp stream and
@@ -8,7 +9,6 @@
 # 10-250 inputs each, runs first, then libFuzzer's own inputs for the rest;
 # each log's line gives the count); tests/fuzz/run.sh NAME SECONDS fuzzes
 # one for longer, and run.sh --keep keeps what it reached.
-# timeout: 300
 set -u
 top=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 out="$top/tests/out/fuzz"

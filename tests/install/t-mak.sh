@@ -1,6 +1,7 @@
 #!/bin/bash
 # t-mak.sh - a C client built only through the installed .mak fragment:
 # timeout: 150
+# parallel: never  (make install prefix=... compiles that prefix into the libraries and the launcher: they are relinked meanwhile)
 # bypass: on  (it checks the install layout and the .mak fragments; the bypass changes neither)
 # for each conduit (udp, tcp) from the same two installs (an install is
 # about 10 s and holds both conduits: one run per conduit made four),
@@ -15,8 +16,10 @@
 #     by itself, as OpenSHMEM's oshrun starts udp jobs): it must find the
 #     gasnetrun of that prefix, compiled in at install time.
 #     The same install builds tests/ex/t_ex_am.c and t_ex_rma.c, GASNet-EX
-#     clients (gasnetex.h), and runs them on 2 ranks: every rank's checks
-#     must pass.
+#     clients (gasnetex.h), with udp-seq.mak and runs them on 2 ranks:
+#     every rank's checks must pass. (Not again with tcp-seq.mak: the
+#     fragment's variables are checked by t_client for each conduit, and
+#     the EX calls over tcp by tests/ex/t-ex-*.sh[tcp,noshm].)
 #  2. par, from `make install DESTDIR=$TMP/root` (the configured prefix inside
 #     it), with GASNET_PREFIX given on make's command line, as a client of a
 #     moved tree would. This install also remakes the tree's own fragments
@@ -39,7 +42,7 @@ build_and_run() {
 }
 
 inst="$TMP/inst"
-make -s -C "$TOP" install prefix="$inst" >"$TMP/install.log" 2>&1 \
+make -s -C "$TOP" install SUBDIRS="$INSTALL_SUBDIRS" prefix="$inst" >"$TMP/install.log" 2>&1 \
   || { echo "FAIL: make install prefix=$inst"; tail -20 "$TMP/install.log"; exit 1; }
 for CONDUIT in udp tcp; do
 INSTRUN="$inst/bin/gasnetrun_$CONDUIT"
@@ -74,6 +77,7 @@ if [ -x "$TMP/seq/t_client" ]; then
   [ "$n" -ge 1 ] || { echo "FAIL: the installed bindir is not compiled in"; fails=$((fails + 1)); }
   INSTRUN="$TMP/self" run_client "$TMP/seq/t_client" 2 "t_client 2, started by itself"
 fi
+[ "$CONDUIT" = udp ] || { rm -rf "$TMP/seq"; continue; }
 echo "== $CONDUIT-seq.mak: a GASNet-EX client"
 if make -f "$CLIENT_SRC/client.mk" GASNET_PREFIX="$inst" CONDUIT="$CONDUIT" MODE=seq \
      SRC="$CLIENT_SRC" EXSRC="$TOP/tests/ex" OUT="$TMP/seq" ex 2>&1 | sed "s|$TMP|\$TMP|g" \

@@ -7,6 +7,7 @@
 # secret is in no rank's argv or environment, and a rank keeps no descriptor
 # but 0, 1, 2 and its connection.
 # timeout: 90
+# parallel: yes  (it waits 20 s for the launcher to close a silent intruder; its processes carry its own marker, its port is found by the launcher's pid)
 . "$(dirname "$0")/common.sh"
 
 "$GASNETRUN" -n 2 "$TB" -P -B 1 -s 23 -x 64 "$MARK" >"$T/out" 2>"$T/err" </dev/null &

@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 120
 # t-exit-codes.sh - the job's exit code as docs/launcher.md states it:
 #  - a code the shell cannot show as it is becomes 1: boot_fini(300) (what
 #    gasnet_exit(300) calls) gives 1, not 300 & 255 = 44; 256 gives 1, not
@@ -9,7 +10,6 @@
 #    reaps it: 20 runs of t_live pause (4 ranks, bypass on), rank 3 killed
 #    with -9 each time; every run must say "rank 3 ... killed by signal 9"
 #    and exit 137, none "aborted the job".
-# timeout: 120
 . "$(dirname "$0")/common.sh"
 LIVE=$TOP/tests/core/t_live
 [ -x "$LIVE" ] || { echo "FAIL: $LIVE not built"; exit 1; }

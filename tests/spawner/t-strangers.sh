@@ -1,4 +1,5 @@
 #!/bin/bash
+# timeout: 60
 # t-strangers.sh - strangers on the launcher's bootstrap port neither stall
 # a job nor flood its stderr (docs/launcher.md, "Strangers on the bootstrap
 # port"). A job of 8 ranks whose ranks connect 2 s after they start
@@ -12,7 +13,6 @@
 #  - stderr holds at most 3 lines about rejected connections (one at the
 #    first, then one per 5 s with a count), none per connection, and the
 #    counts add up to at least the 200 junk connections.
-# timeout: 60
 . "$(dirname "$0")/common.sh"
 command -v python3 >/dev/null || { echo "SKIPPED: no python3"; exit 77; }
 
