@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 240
+# parallel: yes (5 of 29 s on the CPU: jobs that wait out losses; namespaces, addresses and sshd ports of its own)
 # t-kloss.sh - GASNet jobs across two network namespaces whose veth link
 # loses, duplicates and reorders packets in the kernel (tests/lib/netns.sh,
 # netns_fault: nftables on both ends' egress; the library sends by raw

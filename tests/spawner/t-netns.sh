@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 120
+# parallel: yes (3 of 11 s on the CPU; namespaces named and addressed by its own pid)
 # t-netns.sh - gasnetrun's ssh spawn between two real network stacks: network
 # namespaces A and B joined by a veth pair, 3 addresses each, one sshd per
 # namespace on its own addresses. The launcher runs inside A; the host list

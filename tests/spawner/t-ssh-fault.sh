@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 120
+# parallel: yes (9 of 22 s on the CPU: it waits for teardowns; its sshd on ports of its own, processes found by its own tag)
 # t-ssh-fault.sh - the ssh spawn tree (8 hosts 127.0.0.1-8, fan-out 2) when
 # things go wrong:
 #  - a rank on a host deep in the tree is killed with -9: every other rank on

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 60
+# parallel: yes (1 of 7 s on the CPU; its sshd on ports of its own, what it cleans is keyed by dead runs' pids)
 # t-ssh-infra.sh - the throw-away sshd the ssh launcher tests stand on
 # (tests/lib/sshd.sh), checked without the launcher: it listens only where
 # asked, takes the test's key, passes PATH and the cleanup tag to sessions,

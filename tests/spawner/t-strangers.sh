@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 60
+# parallel: yes (0.2 of 7 s on the CPU: it waits for the launcher to drop its idle connections)
 # t-strangers.sh - strangers on the launcher's bootstrap port neither stall
 # a job nor flood its stderr (docs/launcher.md, "Strangers on the bootstrap
 # port"). A job of 8 ranks whose ranks connect 2 s after they start
