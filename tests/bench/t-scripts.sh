@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 150
+# parallel: yes (4 of 9 s on the CPU; smoke runs of the benchmarks: no figure can fail it)
 # t-scripts.sh - the benchmark scripts of tests/bench run once, briefly, so
 # that they cannot rot: bar.sh (300 round trips, without its 30 s dead-peer
 # row), death.sh (1 s timeout), startup.sh (jobs of 2 and 16 ranks),

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 120
+# parallel: yes (2 of 5 s on the CPU; its sshd on ports of its own, processes found by its own tag)
 # t-ssh-cspawn.sh - gasnetrun's custom spawn (GASNET_CSPAWN_CMD): the
 # template runs once through /bin/sh -c after %N %C %D %M %P %% are expanded
 # (%D %M %P shell-quoted, %C a complete command), and starts %N copies of %C

@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 90
+# parallel: yes (1 of 3 s on the CPU; its sshd on ports of its own, processes found by its own tag)
 # t-ssh-local.sh - gasnetrun's ssh spawn to one host, 127.0.0.1, through a
 # throw-away sshd: a job of 4 ranks boots, every rank's exchange, broadcast
 # and barrier data are right, all ranks ran through ssh on 127.0.0.1; the
