@@ -170,6 +170,9 @@ struct spawn_node {
   char **rank_env;           /* environment for own ranks */
   spawn_buf_t env_body;      /* serialized env snapshot for rank WELCOMEs */
   int finished;              /* done: everything below is gone */
+  uint64_t leave_ms;         /* relay: when DONE was written (0: not yet);
+                                it leaves when its parent closes, or
+                                NODE_LEAVE_MS later */
   int last_sig;              /* last signal sent below, for late relays */
   uint64_t sig_ms;           /* when the first signal went below: the job ends */
   uint64_t kill_ms;          /* when SIGKILL went below */

@@ -24,6 +24,9 @@
 /* Ranks that have exited get this long to close their connection and pipes
  * (a grandchild may hold them open) before we stop waiting. */
 #define NODE_LINGER_MS 500
+/* A relay that has sent DONE waits this long at most for its parent to
+ * close the connection (spawn_node_check). */
+#define NODE_LEAVE_MS 5000
 /* The tick that checks deadlines. */
 #define NODE_TICK_MS 100
 /* A connection must authenticate this soon after it is accepted, so that a
@@ -199,6 +202,7 @@ static void conn_close(spawn_conn_t *c)
     }
   } else if (c->role == SPAWN_CONN_PARENT) {
     n->parent = NULL;
+    if (n->finished) exit(0); /* it read our DONE (relay_exit) */
   }
   uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
   spawn_node_check(n);
@@ -352,7 +356,12 @@ static void frame_from_kid(spawn_conn_t *c, const spawn_hdr_t *h, const uint8_t 
   k->heard_ms = gasneti_now_ms();
   if (h->type == SPAWN_PONG) return;
   if (h->type == SPAWN_COLL) { spawn_coll_from(n, who, &k->coll_gen, k->lo, k->n, h, p, len); return; }
-  if (h->type == SPAWN_DONE) { k->done = 1; k->ended_ms = gasneti_now_ms(); spawn_node_check(n); return; }
+  if (h->type == SPAWN_DONE) { /* its last frame: closing lets it leave (relay_exit) */
+    k->done = 1;
+    k->ended_ms = gasneti_now_ms();
+    conn_close(c);
+    return;
+  }
   if (h->type != SPAWN_FINI && h->type != SPAWN_ABORT && h->type != SPAWN_EXIT
       && h->type != SPAWN_OUTPUT && h->type != SPAWN_FAIL) {
     spawn_node_fail(n, "protocol error: %s sent %s", who, spawn_type_name(h->type));
@@ -589,11 +598,18 @@ void spawn_node_signal(spawn_node_t *n, int sig)
     if (n->kids[i].conn) spawn_conn_send_frame(n->kids[i].conn, SPAWN_SIGNAL, (uint32_t)sig, 0, NULL, 0);
 }
 
+/* DONE is in the kernel, not yet with the parent: under loss it may wait
+ * for retransmissions. A relay that exited now would close a socket with
+ * unread bytes (the parent's pings), and Linux answers that with a reset
+ * that throws away what was not acked yet: the parent would lose our last
+ * frames and take us for lost. So the relay leaves when the parent, having
+ * read DONE, closes (conn_close), or NODE_LEAVE_MS later (on_tick). */
 static void relay_exit(uv_write_t *req, int status)
 {
-  (void)status;
+  spawn_conn_t *c = req->handle->data;
   on_written(req, 0);
-  exit(0);
+  if (status < 0 || !c) exit(0);
+  c->node->leave_ms = gasneti_now_ms();
 }
 
 /* Report finished ranks and kids; when nothing is left below, end. */
@@ -715,6 +731,7 @@ static void on_tick(uv_timer_t *t)
   if (n->tick_ms && now - n->tick_ms > NODE_LATE_MS)   /* we were not running */
     for (uint32_t i = 0; i < n->nkids; i++) n->kids[i].heard_ms = now;
   n->tick_ms = now;
+  if (n->leave_ms && now - n->leave_ms > NODE_LEAVE_MS) exit(0);
   for (spawn_conn_t *c = n->unauth, *next; c; c = next) {
     next = c->next;
     if (now - c->born_ms > NODE_AUTH_MS) reject(c, "no authentication within 20 s");

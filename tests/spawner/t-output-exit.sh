@@ -72,7 +72,10 @@ for how in poll nopoll; do
     rec=$(tr -d ' \n' <"$d/$r" 2>/dev/null); rec=${rec:-0}
     # rank r's lines: "rank r line 0 ..." up to the last one it recorded,
     # none missing, none torn; a printer ended inside printf (nopoll: by
-    # SIGQUIT) may have up to two more, cut or torn (see below)
+    # SIGQUIT) may have up to two more, cut or torn (see below); one that
+    # polls is ended by the exit notice at a poll, or, on a host too busy
+    # to run it within GASNET_EXIT_GRACE, by SIGQUIT, perhaps between a
+    # line and its record: one line more than recorded
     verdict=$(awk -v r="$r" -v rec="$rec" -v how="$how" '
       $1 == "rank" && $2 == r {
         # what a printer wrote after its last record (nopoll: killed by
@@ -85,7 +88,7 @@ for how in poll nopoll; do
       }
       END { if (bad != "") print "line " bad " is \"" badtext "\""
             else if (cut != "") print "line " cut " is cut short"
-            else if (n < rec || (how == "poll" && n != rec) || n > rec + 2)
+            else if (n < rec || (how == "poll" && n > rec + 1) || n > rec + 2)
               print n " lines arrived, " rec " printed"
             else print "ok" }' "$OUT")
     check_eq "print/$how: rank $r's $rec lines" "$verdict" ok
