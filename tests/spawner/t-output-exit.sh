@@ -75,7 +75,10 @@ for how in poll nopoll; do
     # SIGQUIT) may have up to two more, cut or torn (see below); one that
     # polls is ended by the exit notice at a poll, or, on a host too busy
     # to run it within GASNET_EXIT_GRACE, by SIGQUIT, perhaps between a
-    # line and its record: one line more than recorded
+    # line and its record: one line more than recorded. A SIGQUIT that
+    # interrupts stdio's write of its buffer leaves the buffer as it was,
+    # and the flush at exit writes it again: up to a buffer's worth of lines
+    # (8 KiB, ~100 lines) may come twice after the last recorded one
     verdict=$(awk -v r="$r" -v rec="$rec" -v how="$how" '
       $1 == "rank" && $2 == r {
         # what a printer wrote after its last record (nopoll: killed by
@@ -88,7 +91,7 @@ for how in poll nopoll; do
       }
       END { if (bad != "") print "line " bad " is \"" badtext "\""
             else if (cut != "") print "line " cut " is cut short"
-            else if (n < rec || (how == "poll" && n > rec + 1) || n > rec + 2)
+            else if (n < rec || (how == "poll" && n > rec + 1) || n > rec + 2 + (how == "nopoll") * 100)
               print n " lines arrived, " rec " printed"
             else print "ok" }' "$OUT")
     check_eq "print/$how: rank $r's $rec lines" "$verdict" ok
