@@ -98,20 +98,6 @@ static int sa_is_loopback(const struct sockaddr_storage *ss) {
   return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
 }
 
-/* Same family and IP (ports not compared). */
-static int sa_same_ip(const struct sockaddr_storage *a, const struct sockaddr_storage *b) {
-  if (a->ss_family != b->ss_family) return 0;
-  if (a->ss_family == AF_INET)
-    return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-           ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-  return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-                 &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
-}
-
-static uint16_t sa_port(const struct sockaddr_storage *ss) { /* network byte order */
-  return ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port
-                                  : ((const struct sockaddr_in6 *)ss)->sin6_port;
-}
 
 static void sa_set_port(struct sockaddr_storage *ss, uint16_t port) {
   if (ss->ss_family == AF_INET) ((struct sockaddr_in *)ss)->sin_port = port;
@@ -211,7 +197,7 @@ static int bound_socket(const struct sockaddr_storage *bound, uint16_t port, int
     if (s >= 0) close(s);
     return -1;
   }
-  if (got) *got = sa_port(&a);
+  if (got) *got = amudp_sa_port(&a);
   return s;
 }
 
@@ -366,7 +352,7 @@ static int amudp_connect(gasnetc_transport_t *t, const void *blobs, size_t strid
       t->e.peers = NULL;
       return rc;
     }
-    int on_host = sa_is_loopback(&p->addr) || sa_same_ip(&p->addr, &t->self);
+    int on_host = sa_is_loopback(&p->addr) || amudp_sa_same_ip(&p->addr, &t->self);
     uint32_t host_mtu = p->addr.ss_family == AF_INET6 ? AMUDP_MTU_LOOPBACK6 : AMUDP_MTU_LOOPBACK;
     p->mtu = t->e.tun.mtu ? t->e.tun.mtu : on_host ? host_mtu : AMUDP_MTU_ETHERNET;
     amudp_rel_peer_init(&t->e, p, now);

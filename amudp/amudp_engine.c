@@ -13,27 +13,13 @@
 
 /* ---------------------------------------------------------------- addresses */
 
-/* Same family and IP (ports not compared). */
-static int sa_same_ip(const struct sockaddr_storage *a, const struct sockaddr_storage *b) {
-  if (a->ss_family != b->ss_family) return 0;
-  if (a->ss_family == AF_INET)
-    return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-           ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-  return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-                 &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
-}
-
-static uint16_t sa_port(const struct sockaddr_storage *ss) { /* network byte order */
-  return ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port
-                                  : ((const struct sockaddr_in6 *)ss)->sin6_port;
-}
 
 /* Sent by p: from its data socket, or from one of its peer sockets (its
  * send port). */
 static int from_peer(const struct sockaddr_storage *from, const amudp_peer_t *p) {
-  uint16_t port = sa_port(from);
-  return sa_same_ip(from, &p->addr) &&
-         (port == sa_port(&p->addr) || (port == p->send_port && port != 0));
+  uint16_t port = amudp_sa_port(from);
+  return amudp_sa_same_ip(from, &p->addr) &&
+         (port == amudp_sa_port(&p->addr) || (port == p->send_port && port != 0));
 }
 
 /* ---------------------------------------------------------------- receiving */

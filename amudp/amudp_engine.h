@@ -42,11 +42,30 @@
 #include <stdio.h>
 #include <sys/socket.h> /* struct sockaddr_storage: a peer's address, data */
 #include <sys/uio.h>    /* struct iovec: a datagram in pieces, data */
+#include <netinet/in.h> /* sockaddr_in/_in6: comparing addresses, data */
+#include <string.h>
 
 #include "transport.h"
 #include "transport_live.h"
 #include "amudp_wire.h"
 #include "gasneti_hot.h" /* GASNETI_HOT: the path of every message */
+
+/* Same family and IP (ports not compared): the engine's check of a
+ * datagram's source, the port's test of a peer on this host. */
+static inline int amudp_sa_same_ip(const struct sockaddr_storage *a,
+                                   const struct sockaddr_storage *b) {
+  if (a->ss_family != b->ss_family) return 0;
+  if (a->ss_family == AF_INET)
+    return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+           ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+  return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                 &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+}
+
+static inline uint16_t amudp_sa_port(const struct sockaddr_storage *ss) { /* network order */
+  return ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port
+                                  : ((const struct sockaddr_in6 *)ss)->sin6_port;
+}
 
 #ifndef GASNETC_THREADS
 #define GASNETC_THREADS 0
