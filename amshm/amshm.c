@@ -29,6 +29,18 @@
  *    rings once more. A sender fences after publishing and writes the
  *    pipe only when the receiver has sleepers.
  *
+ * Direct reads (CMA): a request the caller lends (GASNETC_SEND_BORROW) of
+ * at least GASNET_SHM_CMA bytes (default 64 KiB) does not cross the ring:
+ * one record carries its header and the payload's address, the receiver
+ * copies the payload straight from our memory to its destination with
+ * process_vm_readv (one copy, the kernel's, where the ring costs two: ours
+ * in and the receiver's out) and then consumes the record; the record's
+ * end passing the ring's tail is our send_done. A receiver welcomes them
+ * (its slot's `cma` flag) only after reading a known word of ours at
+ * connect: where ptrace rights are denied between siblings (Yama's
+ * ptrace_scope 1, a seccomp filter, a non-dumpable process) the frames go
+ * through the ring as before.
+ *
  * Locking (PAR builds only, GASNETC_THREADS=1): per ring, a producer mutex
  * (taken in send, poll and idle to write the ring and the overflow queue)
  * and a consumer claim (trylock: a thread finding it taken, including a
@@ -40,6 +52,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +61,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h> /* process_vm_readv */
 
 #include "transport.h"
 #include "transport_live.h"
@@ -70,6 +84,12 @@
 #define AMSHM_RING_DEFAULT (128u << 10)     /* GASNET_SHM_RING */
 #define AMSHM_RING_MIN (4u << 10)
 #define AMSHM_RING_MAX (64u << 20)
+#define AMSHM_CMA_DEFAULT (64u << 10)       /* GASNET_SHM_CMA */
+/* A direct read is copied in chunks of this size, shared between the
+ * receiver and its sender; the receiver waits at most AMSHM_CMA_WAIT_NS at
+ * a time for the sender's, then comes back at its next poll. */
+#define AMSHM_CMA_CHUNK ((size_t)128 << 10)
+#define AMSHM_CMA_WAIT_NS 20000u
 /* Without GASNET_SHM_RING, the rings of a whole neighbourhood take at most
  * this much (amshm_ring_fit): they are n^2, every pair's two rings, and a
  * ring's pages, once touched, stay. 128 KiB rings up to 64 ranks; 256 ranks
@@ -100,6 +120,7 @@ typedef struct amshm_blob {
   uint32_t ring, nranks;
   uint32_t ring_auto; /* ring is the default, to be fitted (amshm_ring_fit) */
   uint8_t tag[16];
+  uint64_t tag_addr; /* the owner's copy of tag: a direct read's probe */
 } amshm_blob_t;
 _Static_assert(sizeof(amshm_blob_t) <= GASNETC_ADDR_MAX, "the blob fits the exchange");
 
@@ -116,6 +137,22 @@ typedef struct amshm_pend {
   uint8_t pay[];
 } amshm_pend_t;
 
+/* A direct-read frame waiting for its receiver (FIFO per peer): done
+ * when the ring's tail passes `end`. */
+typedef struct amshm_cmaw {
+  struct amshm_cmaw *next;
+  uint64_t end;
+  void *cookie;
+} amshm_cmaw_t;
+
+/* The direct-read frame from a peer whose copy is open (amshm_rec_cma). */
+typedef struct amshm_cma_rx {
+  int open;
+  uint32_t gen;  /* of the job's ticket */
+  uint8_t *dst;  /* place()'s, or buf + (hdrlen & 15) */
+  uint8_t *buf;  /* ours, or NULL */
+} amshm_cma_rx_t;
+
 /* A frame arriving in fragments. */
 typedef struct amshm_rx {
   int active;
@@ -128,6 +165,10 @@ typedef struct amshm_rx {
 typedef struct amshm_peer {
   uint32_t rank;
   uint32_t pos;           /* its position in the neighbourhood: its bell bit */
+  uint32_t pid;
+  int cma_in;             /* we read its memory: AMSHM_REC_CMA from it welcome */
+  amshm_cma_rx_t cmarx;   /* its direct-read frame we copy */
+  amshm_cmaw_t *cma_first, *cma_last; /* our direct reads it has not done */
   int wakefd;             /* the peer's wake-up pipe (opened read-write) */
   int pidfd;              /* readable once the peer's process has ended; -1 */
   int dead;               /* exited (reported, or after its BYE) */
@@ -152,7 +193,7 @@ typedef struct amshm_peer {
 #define AMSHM_COUNTERS(X) \
   X(frames_sent) X(bytes_sent) X(fragments_sent) X(frames_received) X(bytes_received) \
   X(wakes_sent) X(wakes_received) X(producer_wakes) X(eagain) X(reply_overflow) \
-  X(placed)
+  X(placed) X(cma_sent) X(cma_read) X(cma_chunks_helped)
 enum {
 #define AMSHM_X_ENUM(name) AMSHM_C_##name,
   AMSHM_COUNTERS(AMSHM_X_ENUM)
@@ -169,6 +210,8 @@ struct gasnetc_transport {
   gasnetc_transport_config_t cfg;
   uint32_t ring;          /* our rings' size (GASNET_SHM_RING; fitted at connect) */
   int ring_auto;          /* GASNET_SHM_RING unset: ring is fitted to the neighbourhood */
+  uint32_t cma_min;       /* GASNET_SHM_CMA: direct reads from this size on; 0: none */
+  uint32_t ncma;          /* direct reads in flight, all peers */
   int memfd;
   int wake[2];            /* our wake-up pipe: [0] watched, [1] kept open */
   int watched;
@@ -433,6 +476,71 @@ static int amshm_keep(gasnetc_transport_t *t, amshm_peer_t *p, int k, const void
   return 0;
 }
 
+/* A lent request for a direct read (top of the file): one record with
+ * the payload's address, the frame in flight until the receiver consumes
+ * it. GASNETC_SEND_INFLIGHT, -EAGAIN (no room for the record) or -ENOMEM.
+ * Producer lock held; *wrote set when the record is published. */
+static int amshm_send_cma(gasnetc_transport_t *t, amshm_peer_t *p, const void *hdr, size_t hdrlen,
+                          const void *pay, size_t paylen, void *cookie, int *wrote) {
+  amshm_ring_t *r = &p->tx[AMSHM_REQ];
+  size_t need = amshm_align16(sizeof(amshm_rec_t) + hdrlen + sizeof(amshm_cma_t));
+  uint64_t head;
+  uint8_t *at = amshm_ring_reserve(r, need, &head);
+  if (!at) {
+    amshm_want_space(r); /* then one more look */
+    if (!(at = amshm_ring_reserve(r, need, &head))) return -EAGAIN;
+  }
+  amshm_cmaw_t *w = malloc(sizeof *w);
+  if (!w) return -ENOMEM;
+  *w = (amshm_cmaw_t){NULL, head + need, cookie};
+  amshm_rec_t rec = {
+      .len = (uint32_t)need,
+      .flags = AMSHM_REC_FIRST | AMSHM_REC_LAST | AMSHM_REC_CMA,
+      .hdrlen = (uint16_t)hdrlen,
+      .fraglen = sizeof(amshm_cma_t),
+      .total = (uint32_t)paylen,
+  };
+  amshm_cma_t d = {(uint64_t)(uintptr_t)pay, 0};
+  memcpy(at, &rec, sizeof rec);
+  memcpy(at + sizeof rec, hdr, hdrlen);
+  memcpy(at + sizeof rec + hdrlen, &d, sizeof d);
+  if (p->cma_last) p->cma_last->next = w;
+  else __atomic_store_n(&p->cma_first, w, __ATOMIC_RELAXED);
+  p->cma_last = w;
+  __atomic_fetch_add(&t->ncma, 1, __ATOMIC_RELAXED);
+  AMSHM_TSAN_RELEASE();
+  amshm_ring_publish(r, head, need);
+  AMSHM_COUNT(t, cma_sent, 1);
+  AMSHM_COUNT(t, frames_sent, 1);
+  AMSHM_COUNT(t, bytes_sent, paylen);
+  *wrote = 1;
+  return GASNETC_SEND_INFLIGHT;
+}
+
+/* The direct reads of ours that p has done (the tail passed their
+ * records): their send_done, with no lock held. Returns how many. */
+static int amshm_cma_reap(gasnetc_transport_t *t, amshm_peer_t *p) {
+  if (!__atomic_load_n(&p->cma_first, __ATOMIC_RELAXED)) return 0;
+  amshm_cmaw_t *done = NULL, **last = &done, *w;
+  amshm_tx_lock(p, AMSHM_REQ);
+  uint64_t tail = __atomic_load_n(&p->tx[AMSHM_REQ].ctl->tail, __ATOMIC_ACQUIRE);
+  while ((w = p->cma_first) && (int64_t)(tail - w->end) >= 0) {
+    __atomic_store_n(&p->cma_first, w->next, __ATOMIC_RELAXED);
+    if (!w->next) p->cma_last = NULL;
+    *last = w;
+    last = &w->next;
+  }
+  *last = NULL;
+  amshm_tx_unlock(p, AMSHM_REQ);
+  int n = 0;
+  for (; (w = done) != NULL; free(w), n++) {
+    done = w->next;
+    __atomic_fetch_sub(&t->ncma, 1, __ATOMIC_RELAXED);
+    t->cfg.send_done(t->cfg.ctx, w->cookie, 0);
+  }
+  return n;
+}
+
 /* A request whose rest must wait for room is kept in the caller's memory
  * when it lends it (GASNETC_SEND_BORROW): GASNETC_SEND_INFLIGHT, then
  * send_done once the last record is written; else copied. Payloads that
@@ -456,6 +564,11 @@ static int amshm_send(gasnetc_transport_t *t, uint32_t dest, const void *hdr, si
       else rc = amshm_keep(t, p, k, hdr, hdrlen, pay, paylen, 0, 0, NULL);
       goto out;
     }
+  }
+  if (lend && t->cma_min && paylen >= t->cma_min &&
+      __atomic_load_n(&p->out->cma, __ATOMIC_ACQUIRE)) {
+    rc = amshm_send_cma(t, p, hdr, hdrlen, pay, paylen, lend, &wrote);
+    goto out;
   }
   size_t off = 0;
   int started = 0, done;
@@ -493,11 +606,20 @@ static void amshm_bell_again(gasnetc_transport_t *t, amshm_peer_t *p) {
     __atomic_fetch_or(&t->region->bell[p->pos / 64], 1ull << (p->pos % 64), __ATOMIC_RELAXED);
 }
 
-/* Is rec malformed, given reassembly state a? The records come from a
- * rank of this job: a bad one is a bug (ours or memory corruption), never
- * trusted to size a copy. */
-static int amshm_rec_bad(const amshm_ring_t *r, const amshm_rx_t *a, const amshm_rec_t *rec) {
+/* Is rec malformed, given reassembly state a (and whether direct reads
+ * from its sender are welcome)? The records come from a rank of this job:
+ * a bad one is a bug (ours or memory corruption), never trusted to size a
+ * copy. */
+static int amshm_rec_bad(const amshm_ring_t *r, const amshm_rx_t *a, const amshm_rec_t *rec,
+                         int cma_in) {
   int first = rec->flags & AMSHM_REC_FIRST, last = rec->flags & AMSHM_REC_LAST;
+  if (rec->flags & AMSHM_REC_CMA) {
+    size_t room = r->size - (size_t)((const uint8_t *)rec - r->data);
+    return !cma_in || (rec->flags & AMSHM_REC_PAD) || !first || !last || a->active ||
+           rec->fraglen != sizeof(amshm_cma_t) || rec->hdrlen > GASNETC_HDR_MAX ||
+           rec->total > AMSHM_MAX_PAYLOAD || rec->len > room ||
+           rec->len < amshm_align16(sizeof *rec + rec->hdrlen + rec->fraglen);
+  }
   /* Records never wrap (a PAD fills the ring's end first), so one must end
    * inside the ring; a PAD reaches here only when it does not fill the
    * ring to its end (amshm_ring_peek). */
@@ -526,6 +648,135 @@ static void amshm_rec_whole(gasnetc_transport_t *t, amshm_peer_t *p, const amshm
   AMSHM_COUNT(t, frames_received, 1);
   AMSHM_COUNT(t, bytes_received, rec->fraglen);
   c->deliver(c->ctx, p->rank, hdr, rec->hdrlen, pay, rec->fraglen);
+}
+
+/* Read len bytes at `from` in process pid to dst: 0 or -errno
+ * (process_vm_readv stops short only at a fault: -EFAULT). */
+static int amshm_cma_read(uint32_t pid, void *dst, uint64_t from, size_t len) {
+  struct iovec mine = {dst, len}, theirs = {(void *)(uintptr_t)from, len};
+  ssize_t got = process_vm_readv((pid_t)pid, &mine, 1, &theirs, 1, 0);
+  return got == (ssize_t)len ? 0 : got < 0 ? -errno : -EFAULT;
+}
+
+/* Claim a chunk of job j (amshm_ring.h) and copy it: the receiver reads
+ * it from its sender `pid`, the sender (helper) writes it to its receiver
+ * `pid`. 1 (copied, or failed and marked bad), 0 (none left), -ESRCH
+ * (the other process has ended). */
+static int amshm_cma_chunk(amshm_cma_job_t *j, uint32_t pid, int helper) {
+  uint64_t tk = __atomic_load_n(&j->ticket, __ATOMIC_ACQUIRE);
+  for (;;) {
+    uint32_t i = (uint32_t)tk, n = __atomic_load_n(&j->chunks, __ATOMIC_RELAXED);
+    if (i >= n) return 0;
+    uint64_t src = __atomic_load_n(&j->src, __ATOMIC_RELAXED);
+    uint64_t dst = __atomic_load_n(&j->dst, __ATOMIC_RELAXED);
+    size_t total = __atomic_load_n(&j->total, __ATOMIC_RELAXED);
+    if (!__atomic_compare_exchange_n(&j->ticket, &tk, tk + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+      continue; /* tk reloaded: another copier, or another job */
+    size_t off = (size_t)i * AMSHM_CMA_CHUNK, len = total - off;
+    if (len > AMSHM_CMA_CHUNK) len = AMSHM_CMA_CHUNK;
+    struct iovec here = {(void *)(uintptr_t)((helper ? src : dst) + off), len};
+    struct iovec there = {(void *)(uintptr_t)((helper ? dst : src) + off), len};
+    ssize_t got = off >= total ? -1
+                  : helper ? process_vm_writev((pid_t)pid, &here, 1, &there, 1, 0)
+                           : process_vm_readv((pid_t)pid, &here, 1, &there, 1, 0);
+    int err = got == (ssize_t)len ? 0 : got < 0 && off < total ? errno : EFAULT;
+    if (err) __atomic_store_n(&j->bad, err, __ATOMIC_RELAXED); /* the receiver copies again */
+    __atomic_fetch_add(&j->done, 1, __ATOMIC_RELEASE);
+    return err == ESRCH ? -ESRCH : 1;
+  }
+}
+
+/* Open the copy of direct-read frame rec from p: the payload goes to
+ * place()'s destination or a buffer of ours. 0 or -ENOMEM. */
+static int amshm_cma_open(gasnetc_transport_t *t, amshm_peer_t *p, const amshm_rec_t *rec) {
+  const gasnetc_transport_config_t *c = &t->cfg;
+  const uint8_t *hdr = (const uint8_t *)(rec + 1);
+  amshm_cma_rx_t *x = &p->cmarx;
+  amshm_cma_t d;
+  memcpy(&d, hdr + rec->hdrlen, sizeof d);
+  x->buf = NULL;
+  x->dst = c->place ? c->place(c->ctx, p->rank, hdr, rec->hdrlen, rec->total) : NULL;
+  if (x->dst) AMSHM_COUNT(t, placed, 1);
+  else { /* the payload at an address congruent to hdrlen mod 16 */
+    if (!(x->buf = aligned_alloc(16, amshm_align16(rec->total + 16)))) return -ENOMEM;
+    x->dst = x->buf + (rec->hdrlen & 15);
+  }
+  amshm_cma_job_t *j = &p->in->job;
+  __atomic_store_n(&j->src, d.addr, __ATOMIC_RELAXED);
+  __atomic_store_n(&j->dst, (uint64_t)(uintptr_t)x->dst, __ATOMIC_RELAXED);
+  __atomic_store_n(&j->total, rec->total, __ATOMIC_RELAXED);
+  __atomic_store_n(&j->chunks, (rec->total + AMSHM_CMA_CHUNK - 1) / AMSHM_CMA_CHUNK, __ATOMIC_RELAXED);
+  __atomic_store_n(&j->done, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&j->bad, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&j->ticket, (uint64_t)++x->gen << 32, __ATOMIC_RELEASE);
+  x->open = 1;
+  return 0;
+}
+
+/* Wait a little for the chunks other copiers claimed: 1 when all are
+ * done, 0 if not yet (the caller comes back at its next poll). */
+static int amshm_cma_settled(amshm_cma_job_t *j) {
+  uint64_t until = 0;
+  for (unsigned spins = 0;; spins++) {
+    if (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) == __atomic_load_n(&j->chunks, __ATOMIC_RELAXED))
+      return 1;
+    if (spins < 64) continue;
+    uint64_t now = gasneti_now_ns();
+    if (!until) until = now + AMSHM_CMA_WAIT_NS;
+    else if (now > until) return 0;
+    sched_yield(); /* a copier sharing our CPU finishes */
+  }
+}
+
+/* A direct-read frame (top of the file) in ring r: its copy opened (or
+ * resumed), chunks copied until none is left, then, once its sender's
+ * chunks are done too, the record consumed and the frame delivered (in
+ * that order: the sender's send_done comes before anything the frame's
+ * delivery sends back, such as a Portals ack). 0 (delivered, or dropped
+ * with a sender that has ended: its pidfd reports it), 1 (not yet: the
+ * record stays), -errno. */
+static int amshm_rec_cma(gasnetc_transport_t *t, amshm_peer_t *p, amshm_ring_t *r,
+                         const amshm_rec_t *rec) {
+  amshm_cma_rx_t *x = &p->cmarx;
+  amshm_cma_job_t *j = &p->in->job;
+  int rc = x->open ? 0 : amshm_cma_open(t, p, rec);
+  while (rc == 0 && (rc = amshm_cma_chunk(j, p->pid, 0)) > 0) rc = 0;
+  if (rc == 0 && !amshm_cma_settled(j)) return 1;
+  int bad = __atomic_load_n(&j->bad, __ATOMIC_RELAXED);
+  if (rc == 0 && bad && bad != ESRCH) { /* a failed chunk: the whole again, alone */
+    rc = amshm_cma_read(p->pid, x->dst, __atomic_load_n(&j->src, __ATOMIC_RELAXED), rec->total);
+    if (rc && rc != -ESRCH)
+      fprintf(stderr, "amshm: rank %u: cannot read a frame of %u bytes from the memory of rank "
+              "%u (pid %u): process_vm_readv: %s\n", (unsigned)t->cfg.myrank,
+              (unsigned)rec->total, (unsigned)p->rank, (unsigned)p->pid, strerror(-rc));
+  } else if (rc == 0 && bad == ESRCH) {
+    rc = -ESRCH;
+  }
+  if (rc == 0) {
+    _Alignas(16) uint8_t hdr[GASNETC_HDR_MAX];
+    size_t hdrlen = rec->hdrlen, total = rec->total;
+    memcpy(hdr, rec + 1, hdrlen);
+    amshm_ring_consume(r, rec);
+    AMSHM_COUNT(t, cma_read, 1);
+    AMSHM_COUNT(t, frames_received, 1);
+    AMSHM_COUNT(t, bytes_received, total);
+    t->cfg.deliver(t->cfg.ctx, p->rank, hdr, hdrlen, x->dst, total);
+  } else if (rc == -ESRCH) {
+    amshm_ring_consume(r, rec);
+  }
+  if (rc == 0 || rc == -ESRCH) { /* no copier writes to it any more */
+    free(x->buf);
+    x->buf = NULL;
+    x->open = 0;
+  }
+  return rc == -ESRCH ? 0 : rc;
+}
+
+/* The sender's part (top of the file): copy chunks of p's open job for a
+ * frame of ours while some are unclaimed. */
+static void amshm_cma_help(gasnetc_transport_t *t, amshm_peer_t *p) {
+  if (!p->cma_in) return;
+  while (amshm_cma_chunk(&p->out->job, p->pid, 1) > 0) AMSHM_COUNT(t, cma_chunks_helped, 1);
 }
 
 /* The first record of a larger frame opens its reassembly in a: at
@@ -578,7 +829,7 @@ static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
   while (budget-- > 0 && (rec = amshm_ring_peek(r)) != NULL) {
     AMSHM_TSAN_ACQUIRE();
     int first = rec->flags & AMSHM_REC_FIRST, last = rec->flags & AMSHM_REC_LAST;
-    if (amshm_rec_bad(r, a, rec)) {
+    if (amshm_rec_bad(r, a, rec, p->cma_in)) {
       fprintf(stderr, "amshm: rank %u: a malformed record from rank %u (len %u, flags %#x, "
               "hdrlen %u, fraglen %u, total %u)\n", (unsigned)t->cfg.myrank, (unsigned)p->rank,
               (unsigned)rec->len, (unsigned)rec->flags, (unsigned)rec->hdrlen,
@@ -586,7 +837,19 @@ static int amshm_drain(gasnetc_transport_t *t, amshm_peer_t *p, int k) {
       rc = -EPROTO;
       break;
     }
-    if (first && last) {
+    if (__atomic_load_n(&p->cma_first, __ATOMIC_RELAXED))
+      amshm_cma_reap(t, p); /* a frame that p sent after consuming our direct read comes after its send_done */
+    if (rec->flags & AMSHM_REC_CMA) { /* consumed after the copy: the sender's send_done */
+      if ((rc = amshm_rec_cma(t, p, r, rec)) < 0) break;
+      if (rc > 0) { /* its sender's chunks not done yet: this record again next poll */
+        rc = 0;
+        budget = -1;
+        break;
+      }
+      consumed++;
+      n++;
+      continue;
+    } else if (first && last) {
       amshm_rec_whole(t, p, rec);
       n++;
     } else if (first) {
@@ -689,9 +952,14 @@ static inline unsigned amshm_poll_count(gasnetc_transport_t *t) {
   return c;
 }
 
-/* Drain both rings of p (replies first) and flush its overflow queues. */
+/* Drain both rings of p (replies first), flush its overflow queues and
+ * complete the direct reads it has done. */
 static int amshm_poll_peer(gasnetc_transport_t *t, amshm_peer_t *p, int drain) {
   int n = 0;
+  if (__atomic_load_n(&p->cma_first, __ATOMIC_RELAXED)) {
+    amshm_cma_help(t, p);
+    amshm_cma_reap(t, p);
+  }
   for (int k = AMSHM_REP; k >= AMSHM_REQ; k--) {
     int d = drain ? amshm_drain(t, p, k) : 0;
     if (d < 0) return d;
@@ -752,8 +1020,9 @@ static int amshm_poll(gasnetc_transport_t *t) {
   }
   int n = 0, bell = t->doorbell;
   if (bell && (n = amshm_poll_bell(t)) < 0) return n;
-  if (bell && !__atomic_load_n(&t->npend, __ATOMIC_RELAXED)) return n;
-  for (uint32_t i = 0; i < t->npeers; i++) { /* all: no doorbell, or overflow to flush */
+  if (bell && !__atomic_load_n(&t->npend, __ATOMIC_RELAXED) && !__atomic_load_n(&t->ncma, __ATOMIC_RELAXED))
+    return n;
+  for (uint32_t i = 0; i < t->npeers; i++) { /* all: no doorbell, or overflow to flush, or reads to reap */
     int d = amshm_poll_peer(t, &t->peers[i], !bell);
     if (d < 0) return d;
     n += d;
@@ -766,6 +1035,14 @@ static uint64_t amshm_idle(gasnetc_transport_t *t) {
   for (uint32_t i = 0; i < t->npeers && __atomic_load_n(&t->npend, __ATOMIC_RELAXED); i++) {
     amshm_flush(t, &t->peers[i], AMSHM_REP);
     amshm_flush(t, &t->peers[i], AMSHM_REQ);
+  }
+  /* Direct reads in flight: the receiver wakes us when it consumes their
+   * records (want_space), and one done meanwhile is reaped at once. */
+  for (uint32_t i = 0; i < t->npeers && __atomic_load_n(&t->ncma, __ATOMIC_RELAXED); i++) {
+    amshm_peer_t *p = &t->peers[i];
+    if (!__atomic_load_n(&p->cma_first, __ATOMIC_RELAXED)) continue;
+    amshm_want_space(&p->tx[AMSHM_REQ]);
+    if (amshm_cma_reap(t, p) > 0) return 0; /* news for the core: do not sleep */
   }
   if (!amshm_asleep) {
     amshm_asleep = 1;
@@ -796,6 +1073,7 @@ static int amshm_open(gasnetc_transport_t **tp, const gasnetc_transport_config_t
   while (t->ring < ring) t->ring *= 2;
   const char *set = cfg->getenv ? cfg->getenv("GASNET_SHM_RING") : NULL;
   t->ring_auto = !set || !*set;
+  t->cma_min = (uint32_t)amshm_env_num(t, "GASNET_SHM_CMA", AMSHM_CMA_DEFAULT, 0, AMSHM_MAX_PAYLOAD);
   amshm_tag(cfg->job_key, t->tag);
   int err = 0;
   const char *what = "memfd_create";
@@ -840,6 +1118,7 @@ static int amshm_address(gasnetc_transport_t *t, void *blob, size_t *len) {
       .ring = t->ring,
       .nranks = t->cfg.nranks,
       .ring_auto = (uint32_t)t->ring_auto,
+      .tag_addr = (uint64_t)(uintptr_t)t->tag,
   };
   memcpy(b.tag, t->tag, 16);
   memcpy(blob, &b, sizeof b);
@@ -850,6 +1129,17 @@ static int amshm_address(gasnetc_transport_t *t, void *blob, size_t *len) {
 static void *amshm_map(int fd, uint64_t off, uint64_t len) {
   void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
   return m == MAP_FAILED ? NULL : m;
+}
+
+/* Direct reads from peer p (top of the file): welcome when we can read
+ * its copy of the job's tag, i.e. have the ptrace rights they need. */
+static void amshm_cma_probe(gasnetc_transport_t *t, amshm_peer_t *p, const amshm_blob_t *b) {
+  uint8_t tag[16];
+  if (!t->cma_min || amshm_cma_read(p->pid, tag, b->tag_addr, sizeof tag) != 0 ||
+      memcmp(tag, t->tag, sizeof tag))
+    return;
+  p->cma_in = 1;
+  __atomic_store_n(&p->in->cma, 1, __ATOMIC_RELEASE); /* its sender looks at it */
 }
 
 /* Map peer p (its blob b): its region's header and our slot there, its
@@ -886,6 +1176,8 @@ static int amshm_attach_peer(gasnetc_transport_t *t, amshm_peer_t *p, const amsh
   p->in_len = amshm_slot_size(t->ring);
   p->in = amshm_map(t->memfd, amshm_slot_off(t->ring, p->rank), p->in_len);
   if (!p->in) return -errno;
+  p->pid = b->pid;
+  amshm_cma_probe(t, p, b);
   for (int k = 0; k < 2; k++) {
     p->tx[k] = (amshm_ring_t){&p->out->ring[k],
                               (uint8_t *)p->out + AMSHM_PAGE + (size_t)k * ring, ring};
@@ -985,6 +1277,8 @@ static void amshm_close(gasnetc_transport_t *t) {
         amshm_flush(t, p, k);
         left |= __atomic_load_n(&p->pend[k], __ATOMIC_RELAXED) != NULL;
       }
+      amshm_cma_reap(t, p);
+      left |= __atomic_load_n(&p->cma_first, __ATOMIC_RELAXED) != NULL;
     }
     if (!left || gasneti_now_ns() > end) break;
     usleep(100);
@@ -998,6 +1292,11 @@ static void amshm_close(gasnetc_transport_t *t) {
         q->next = NULL;
         if (q->cookie) amshm_lent_done(t, q, -EPIPE); /* never written: lost with the peer */
         else free(q);
+      }
+      for (amshm_cmaw_t *w = k ? NULL : p->cma_first, *nx; w; w = nx) { /* never read */
+        nx = w->next;
+        t->cfg.send_done(t->cfg.ctx, w->cookie, -EPIPE);
+        free(w);
       }
       free(p->asm_[k].buf);
 #if GASNETC_THREADS

@@ -11,7 +11,9 @@
  *                          bits
  *   slot s, s = 0..n-1     at amshm_slot_off(s): what rank s sends here:
  *     one page               amshm_slot_t: the control lines of its two
- *                            rings (requests, replies) and its BYE flag
+ *                            rings (requests, replies), its BYE flag, the
+ *                            owner's CMA flag (direct reads welcome) and
+ *                            the copy of a direct-read frame
  *     ring bytes             the request ring
  *     ring bytes             the reply ring
  *
@@ -47,6 +49,12 @@ enum {
   AMSHM_REC_FIRST = 1u << 0, /* the frame's first fragment: carries the header */
   AMSHM_REC_LAST = 1u << 1,  /* the frame's last fragment */
   AMSHM_REC_PAD = 1u << 2,   /* filler up to the ring's end; skip */
+  /* A whole frame (FIRST and LAST) whose payload stays in the sender's
+   * memory: after the header comes an amshm_cma_t, not the payload, and
+   * the receiver reads the `total` bytes from the sender's address space
+   * (process_vm_readv) before it consumes the record. Sent only to a
+   * receiver that set the slot's `cma` flag (amshm.c, "Direct reads"). */
+  AMSHM_REC_CMA = 1u << 3,
 };
 typedef struct amshm_rec {
   uint32_t len;     /* bytes of this record in the ring, a multiple of 16 */
@@ -56,6 +64,14 @@ typedef struct amshm_rec {
   uint32_t total;   /* the frame's payload bytes */
 } amshm_rec_t;
 _Static_assert(sizeof(amshm_rec_t) == 16, "a record header is 16 bytes");
+
+/* The payload part of an AMSHM_REC_CMA record: where the payload lies in
+ * the sender's address space. */
+typedef struct amshm_cma {
+  uint64_t addr;
+  uint64_t zero;
+} amshm_cma_t;
+_Static_assert(sizeof(amshm_cma_t) == 16, "keeps a record's size a multiple of 16");
 
 /* One ring's control lines. want_space: the producer found the ring full
  * and waits for room; the consumer that frees room clears it and wakes the
@@ -72,10 +88,34 @@ _Static_assert(sizeof(amshm_ring_ctl_t) == 3 * AMSHM_LINE, "three lines per ring
 
 enum { AMSHM_REQ = 0, AMSHM_REP = 1 }; /* the two rings of a slot */
 
+/*
+ * The copy of an AMSHM_REC_CMA frame, shared out in chunks between the
+ * receiver (reading) and its sender (writing, while it waits). The
+ * receiver opens a job by writing src, dst, total and chunks, then
+ * `ticket` = (generation << 32) | 0; a copier claims chunk i by moving
+ * ticket from (g << 32 | i) to (g << 32 | i + 1) with a compare-and-swap,
+ * i < chunks, so a claim read from an earlier job (whose fields it may
+ * have read half rewritten) fails; and adds 1 to `done` after the copy.
+ * The receiver delivers the frame when done == chunks: every byte is in
+ * place (or `bad` says one copy failed and it copies the whole again) and
+ * no copier writes there any more. Fields are read and written
+ * as atomics (relaxed; the ticket and done release and acquire).
+ */
+typedef struct amshm_cma_job {
+  uint64_t ticket;
+  uint64_t src, dst;
+  uint32_t total, chunks, done;
+  uint32_t bad; /* a chunk failed (its errno): the receiver copies the whole again */
+  uint8_t pad[AMSHM_LINE - 40];
+} amshm_cma_job_t;
+_Static_assert(sizeof(amshm_cma_job_t) == AMSHM_LINE, "a job is one line");
+
 typedef struct amshm_slot {
   amshm_ring_ctl_t ring[2];
   uint32_t bye; /* the sender closed normally: its exit is not a death */
-  uint8_t pad[AMSHM_LINE - 4];
+  uint32_t cma; /* the receiver can read the sender's memory: AMSHM_REC_CMA welcome */
+  uint8_t pad[AMSHM_LINE - 8];
+  amshm_cma_job_t job; /* the request ring's AMSHM_REC_CMA frame being copied */
 } amshm_slot_t;
 _Static_assert(sizeof(amshm_slot_t) <= AMSHM_PAGE, "a slot's control fits a page");
 

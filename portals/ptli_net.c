@@ -747,6 +747,31 @@ int ptli_net_open(ptli_ni_t *ni, ptl_pid_t want_pid) {
   return boot_barrier() == 0 ? PTL_OK : PTL_FAIL; /* every rank can take messages */
 }
 
+/* GASNET_STATSFILE (docs/portals.md, "Counters"): this rank's status
+ * registers and its transports' counters, as the GASNet core writes them:
+ * to VALUE.RANK, or VALUE with its first '%' replaced by the rank. */
+static void ptli_stats(ptli_ni_t *ni) {
+  const char *v = boot_getenv("GASNET_STATSFILE"), *pct;
+  if (!v || !*v || !ni->peers) return; /* unset, or an interface never up */
+  char path[4096];
+  if ((pct = strchr(v, '%')) != NULL)
+    snprintf(path, sizeof path, "%.*s%u%s", (int)(pct - v), v, ni->rank, pct + 1);
+  else
+    snprintf(path, sizeof path, "%s.%u", v, ni->rank);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "Portals: GASNET_STATSFILE: cannot write %s: %s\n", path, strerror(errno));
+    return;
+  }
+  pthread_mutex_lock(&ni->lock);
+  fprintf(f, "ptl.drop_count %lld\nptl.malformed_count %lld\n", (long long)ni->drops,
+          (long long)ni->malformed);
+  pthread_mutex_unlock(&ni->lock);
+  for (int i = 0; i < PTLI_NTP; i++)
+    if (ni->tp[i]) ni->ops[i]->stats(ni->tp[i], f);
+  if (fclose(f) != 0) fprintf(stderr, "Portals: GASNET_STATSFILE: cannot write %s\n", path);
+}
+
 void ptli_net_close(ptli_ni_t *ni) {
   if (ni->progress_on) {
     __atomic_store_n(&ni->stop, 1, __ATOMIC_RELEASE);
@@ -758,6 +783,7 @@ void ptli_net_close(ptli_ni_t *ni) {
     pthread_join(ni->progress, NULL);
     ni->progress_on = 0;
   }
+  ptli_stats(ni);
   for (int i = 0; i < PTLI_NTP; i++) {
     if (ni->tp[i]) ni->ops[i]->close(ni->tp[i]);
     ni->tp[i] = NULL;
