@@ -18,8 +18,9 @@
  * PMI-1 and PMI2 every get is a round trip to the launcher's daemon, and
  * size x size of them cost far more than a second fence.
  * The job key: rank 0 draws 32 random bytes and puts them at init (as
- * generation 0); the others get them after the first fence, which every
- * bootstrap has before the key is used, so start-up costs no extra fence.
+ * generation 0); the others get them after the first fence, which the
+ * GASNet core's start-up makes before it asks for the key (no extra fence);
+ * a program that asks first (Portals) makes every rank fence then.
  * Anyone who can read the launcher's key-value space can read the key
  * (docs/security.md, "Under PMI").
  */
@@ -37,6 +38,7 @@ static struct {
   uint32_t rank, size, gen;
   char *val;                  /* one value, kvs->max_val + 1 bytes */
   uint8_t *key;               /* the job key, still to get (NULL: have it) */
+  int fenced;                 /* a fence was made (the key is known everywhere) */
 } kv;
 
 void boot_kvs_use(boot_kvs_t *kvs)
@@ -153,6 +155,7 @@ static int get_blob(uint32_t gen, uint32_t r, void *out, size_t len)
 static int kvs_fence(void)
 {
   int rc = kv.kvs->fence();
+  kv.fenced |= rc == 0;
   if (rc == 0 && kv.key) {
     rc = get_blob(0, 0, kv.key, BOOT_JOB_KEY_LEN);
     kv.key = NULL;
@@ -210,10 +213,13 @@ static int kvs_exchange(const void *mine, size_t len, void *all)
 
 static int kvs_barrier(void) { return kvs_fence(); }
 
-/* boot_job_key before any collective: fence now to learn it. */
+/* boot_job_key before any collective (Portals' PtlNIInit asks for it
+ * first, the GASNet core after an exchange): every rank fences now, rank 0
+ * too, so that the fences of all ranks still pair up (PMI-1's is a
+ * barrier: one rank fencing alone would meet the others' next one). */
 static void kvs_key_ready(void)
 {
-  if (kv.key && kvs_fence() < 0) boot_abort(1, "cannot learn the job key from the launcher");
+  if (!kv.fenced && kvs_fence() < 0) boot_abort(1, "cannot learn the job key from the launcher");
 }
 
 static void kvs_fini(int code)

@@ -11,7 +11,11 @@
 #     PKG_CONFIG_SYSROOT_DIR; the .mak with GASNET_PREFIX=that tree);
 #  2. t_client.c built only with `pkg-config --variable` values (GASNET_CC,
 #     _CPPFLAGS, _CFLAGS, then GASNET_LD, _LDFLAGS, _LIBS; --define-prefix)
-#     in the parsync mode runs on 2 and 4 ranks and every rank's check passes.
+#     in the parsync mode runs on 2 and 4 ranks and every rank's check passes;
+#  3. a Portals program (tests/portals/t_ptl.c) built as docs/portals.md
+#     says, `cc app.c $(pkg-config --cflags --libs portals3-$CONDUIT)`,
+#     against the installed header and library alone, runs on 2 ranks with
+#     the installed launcher and both ranks pass every check.
 set -u -o pipefail
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/install/common.sh"
@@ -61,6 +65,19 @@ if $compile && $link; then
   for n in 2 4; do run_client "$out/t_client" $n "t_client(parsync, pkg-config)"; done
 else
   echo "FAIL: building t_client from pkg-config variables"; fails=$((fails + 1))
+fi
+echo "== 3. a Portals program from pkg-config portals3-$CONDUIT"
+pflags=$(pkg-config --define-prefix --cflags --libs portals3-$CONDUIT)
+echo "cc t_ptl.c $pflags" | sed "s|$TMP|\$TMP|g"
+if cc -std=gnu11 -Wall -Werror -o "$out/t_ptl" "$TOP/tests/portals/t_ptl.c" $pflags; then
+  pout=$(timeout 60 "$INSTRUN" -n 2 "$out/t_ptl" 2>&1); prc=$?
+  if [ $prc = 0 ] && [ "$(echo "$pout" | grep -c 'all [0-9]* checks passed')" = 2 ]; then
+    echo "ok: t_ptl (installed portals3-$CONDUIT) on 2 ranks: both passed every check"
+  else
+    echo "FAIL: t_ptl (installed portals3-$CONDUIT): exit $prc"; echo "$pout" | tail -8; fails=$((fails + 1))
+  fi
+else
+  echo "FAIL: building t_ptl from pkg-config portals3-$CONDUIT"; fails=$((fails + 1))
 fi
 [ $fails = 0 ] && echo "t-pkgconfig: all passed"
 exit $fails

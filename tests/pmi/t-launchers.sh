@@ -16,6 +16,9 @@
 #   - (udp run only) a hybrid MPI + GASNet program (t_hybrid.c), both init orders where the
 #     launcher allows them: gasnet_mynode() == MPI rank, one MPI_Allreduce
 #     of values fetched over GASNet AMs
+#   - a Portals program (t_ptl_mpi, the MPI-style layer over Portals: ring,
+#     all-to-all, any-source, truncation, every byte checked) on 4 ranks:
+#     Portals starts under the launcher through the same PMI bootstrap
 #   - gasnet_exit(42) on the last rank: the launcher ends with 42
 #   - (udp run only) SIGKILL of one rank: the launcher ends, no rank is left
 #   - (udp run only) a fatal error in rank 1 alone (GASNET_NETWORK naming a
@@ -69,6 +72,16 @@ run_classic() {
     n=$(echo "$out" | grep -c "classic client PASSED")
     if [ $rc = 0 ] && [ "$n" = 4 ]; then ok "$label: classic client, 4 of 4 ranks PASSED"
     else fail "$label: classic client: exit $rc, $n of 4 PASSED"; echo "$out" | tail -5; fi
+}
+
+# run_portals LABEL CMD...: t_ptl_mpi on 4 ranks, every rank passes every check
+PTL_PROG="$TOP/tests/portals/t_ptl_mpi"; [ "$CONDUIT" = tcp ] && PTL_PROG="$TOP/tests/portals/tcp/t_ptl_mpi"
+run_portals() {
+    local label=$1; shift
+    out=$(T_PTL_MPI_K=2 timeout -k 5 120 "$@" "$PTL_PROG" 2>&1); rc=$?
+    n=$(echo "$out" | grep -c "all [0-9]* checks passed")
+    if [ $rc = 0 ] && [ "$n" = 4 ]; then ok "$label: Portals t_ptl_mpi, 4 of 4 ranks passed every check"
+    else fail "$label: Portals t_ptl_mpi: exit $rc, $n of 4 passed"; echo "$out" | tail -5; fi
 }
 
 # run_boot LABEL CMD...: t_boot's collectives, every byte checked by every rank
@@ -166,6 +179,7 @@ run_kill() {
 if command -v mpiexec.mpich >/dev/null; then
     M="mpiexec.mpich -n 4"
     run_classic "mpiexec.mpich" $M
+    run_portals "mpiexec.mpich" $M
     run_boot "mpiexec.mpich" mpiexec.mpich -n 12
     if [ $have_mpich = 1 ]; then
         run_hybrid "mpiexec.mpich" "$tmp/hy-mpich" mpi-first $M
@@ -181,6 +195,7 @@ fi
 # ---- Open MPI's mpirun (PMIx) ----
 if command -v mpirun.openmpi >/dev/null; then
     run_classic "mpirun.openmpi" $OMPIRUN -n 4
+    run_portals "mpirun.openmpi" $OMPIRUN -n 4
     run_boot "mpirun.openmpi" $OMPIRUN -n 12
     if [ $have_ompi = 1 ]; then
         run_hybrid "mpirun.openmpi" "$tmp/hy-ompi" mpi-first $OMPIRUN -n 4
@@ -198,6 +213,8 @@ if slurm_start; then
     S="srun -n 4 -O"
     run_classic "srun --mpi=pmi2" $S --mpi=pmi2
     run_classic "srun --mpi=pmix" $S --mpi=pmix
+    run_portals "srun --mpi=pmi2" $S --mpi=pmi2
+    run_portals "srun --mpi=pmix" $S --mpi=pmix
     # Slurm's PMI2 server speaks PMI-1 too: the in-tree client there
     [ "$CONDUIT" = udp ] && run_classic "srun --mpi=pmi2, GASNET_SPAWNER=pmi1" env GASNET_SPAWNER=pmi1 $S --mpi=pmi2
     run_boot "srun --mpi=pmi2" srun -n 12 -O --mpi=pmi2
