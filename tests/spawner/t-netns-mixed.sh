@@ -17,7 +17,9 @@
 # frames both ways. t_ext also shows where the bytes went: its sweep to an
 # on-host peer is a memcpy through the mapped segment (next to nothing
 # through the shm transport), to a peer across, network traffic.
-# (t_core, t_amstress, t_clientext, t_ex_sys: t-netns-core.sh.)
+# (t_core, t_amstress, t_clientext, t_ex_sys: t-netns-core.sh.) Portals
+# (tests/portals/t_ptl_mpi with its 9 MiB puts) runs the same way, its
+# counters written by PtlNIFini.
 set -u
 lib=$(cd "$(dirname "$0")/../lib" && pwd)
 . "$lib/sshd.sh"
@@ -28,7 +30,7 @@ sshd_require
 [ -x "${GASNETRUN:-}" ] || mh_fail "launcher not built: GASNETRUN='${GASNETRUN:-}'"
 progs="ex/t_ex_rma ex/t_ex_am ex/t_ex_npam ex/t_ex_npam_par ex/t_ex_ratomic ex/t_ex_ratomic_par ex/t_ex_team ex/t_ex_coll ex/t_ex_vis ex/t_ex_vis_g1 core/t_par extended/t_ext
        extended/t_barrier extended/t_stress extended/t_stress_parsync extended/t_neighbor extended/t_par
-       extended/t_coll"
+       extended/t_coll portals/t_ptl_mpi"
 for p in $progs; do
     for b in "$TOP/tests/$p" "$TOP/tests/${p%/*}/tcp/${p#*/}"; do
         [ -x "$b" ] || mh_fail "${b#$TOP/} not built"
@@ -50,7 +52,7 @@ hl="${NETNS_A_ADDRS[0]},${NETNS_A_ADDRS[1]},${NETNS_B_ADDRS[0]},${NETNS_B_ADDRS[
 # T_RA_OPS go by -E.
 stats=$MH_DIR/stats
 mkdir -p "$stats"
-export GASNET_STATSFILE=$stats/st T_RMA_OPS=40 T_COLL_BIG=262144 T_VIS_OPS=60 T_RA_OPS=300
+export GASNET_STATSFILE=$stats/st T_RMA_OPS=40 T_COLL_BIG=262144 T_VIS_OPS=60 T_RA_OPS=300 T_PTL_MPI_K=3 T_PTL_MPI_BIG=1
 
 # load_counters: every rank's counters into CNT["RANK NAME"] (the first
 # line of a name), each file read once by the shell itself: a sed per value
@@ -79,7 +81,7 @@ counter() { # rank name -> the counter's value, empty when absent
 # left to udp: remote atomics, teams, GASNet-1 VIS and collectives, the
 # PAR builds of NPAM and extended, PARSYNC (core's t_par runs threads over
 # tcp), and t_neighbor but for one mode.
-tcp_too=" ex-rma ex-am ex-npam ex-coll ex-vis core-par ext barrier stress neighbor-nbi "
+tcp_too=" ex-rma ex-am ex-npam ex-coll ex-vis core-par ext barrier stress neighbor-nbi ptl-mpi "
 mixed_job() {
     local name=$1 want=$2 prog=$3; shift 3
     if [ "$conduit" = tcp ] && [[ "$tcp_too" != *" $name "* ]]; then
@@ -87,7 +89,7 @@ mixed_job() {
     fi
     rm -f "$stats"/st.*
     marker="gnt-netns-mixed-$conduit-$name-$$"
-    probe_job 90 "$name-$conduit" -n 4 -E T_RMA_OPS,T_COLL_BIG,T_VIS_OPS,T_RA_OPS -H "$hl" "$prog" "$@"
+    probe_job 90 "$name-$conduit" -n 4 -E T_RMA_OPS,T_COLL_BIG,T_VIS_OPS,T_RA_OPS,T_PTL_MPI_K,T_PTL_MPI_BIG -H "$hl" "$prog" "$@"
     local n; n=$(grep -c -- "$want" "$JOB_OUT")
     echo "  $conduit $name, ranks on A, A, B, B: exit $JOB_RC, $n of 4 ranks printed '$want'"
     [ "$JOB_RC" = 0 ] && [ "$n" = 4 ] || { fail "$conduit $name across namespaces (exit $JOB_RC, $n of 4)"; probe_show_job; }
@@ -127,8 +129,8 @@ mixed_counters() {
 
 for conduit in udp tcp; do
     GASNETRUN=$TOP/spawner/gasnetrun_$conduit
-    xbin=$TOP/tests/ex ebin=$TOP/tests/extended cbin=$TOP/tests/core
-    [ $conduit = tcp ] && xbin=$xbin/tcp ebin=$ebin/tcp cbin=$cbin/tcp
+    xbin=$TOP/tests/ex ebin=$TOP/tests/extended cbin=$TOP/tests/core pbin=$TOP/tests/portals
+    [ $conduit = tcp ] && xbin=$xbin/tcp ebin=$ebin/tcp cbin=$cbin/tcp pbin=$pbin/tcp
 
     # t-ex-rma.sh's checks with a 40-operation model check; ranks 0 and 1
     # share a neighbourhood, so "Test does not poll" waits on a barrier
@@ -203,6 +205,11 @@ for conduit in udp tcp; do
     # B: every collective on teams that span both hosts (all, rev) and on
     # odd/even, whose two members sit on different hosts
     mixed_job coll 'all GASNet-1 collective checks passed' "$ebin/t_coll" 1000
+
+    # Portals across the two hosts: the MPI-style layer (ring, all-to-all,
+    # any-source, truncation, 9 MiB puts and gets), the neighbour through
+    # shared memory, the others over the network
+    mixed_job ptl-mpi 'all [0-9]* checks passed' "$pbin/t_ptl_mpi"
 
     for mode in all some one nbi; do
         mixed_job "neighbor-$mode" "mode $mode: 20 iterations, 40 ghost blocks of 4096 bytes verified" \
