@@ -15,7 +15,9 @@
 #  3. a Portals program (tests/portals/t_ptl.c) built as docs/portals.md
 #     says, `cc app.c $(pkg-config --cflags --libs portals3-$CONDUIT)`,
 #     against the installed header and library alone, runs on 2 ranks with
-#     the installed launcher and both ranks pass every check.
+#     the installed launcher and both ranks pass every check; a program
+#     that includes <portals/portals3.h> (the Cray and Sandia path) builds
+#     and runs the same way.
 set -u -o pipefail
 . "$TOP/tests/lib/conduit.sh"
 . "$TOP/tests/install/common.sh"
@@ -78,6 +80,28 @@ if cc -std=gnu11 -Wall -Werror -o "$out/t_ptl" "$TOP/tests/portals/t_ptl.c" $pfl
   fi
 else
   echo "FAIL: building t_ptl from pkg-config portals3-$CONDUIT"; fails=$((fails + 1))
+fi
+cat > "$out/ptl_path.c" <<'C'
+#include <portals/portals3.h>
+#include <stdio.h>
+int main(void) {
+  int n;
+  ptl_handle_ni_t ni;
+  ptl_process_id_t id;
+  unsigned rank, size;
+  if (PtlInit(&n) != PTL_OK || PtlNIInit(PTL_IFACE_DEFAULT, PTL_PID_ANY, NULL, NULL, &ni) != PTL_OK ||
+      PtlGetId(ni, &id) != PTL_OK || PtlGetRank(ni, &rank, &size) != PTL_OK || PtlNIFini(ni) != PTL_OK)
+    return 1;
+  PtlFini();
+  printf("ptl_path: rank %u of %u: id (%u,%u)\n", rank, size, (unsigned)id.nid, (unsigned)id.pid);
+  return 0;
+}
+C
+if cc -std=c99 -Wall -Werror -o "$out/ptl_path" "$out/ptl_path.c" $pflags &&
+   [ "$(timeout 60 "$INSTRUN" -n 2 "$out/ptl_path" 2>&1 | grep -c '^ptl_path: rank [01] of 2')" = 2 ]; then
+  echo "ok: a program including <portals/portals3.h> builds and runs on 2 ranks"
+else
+  echo "FAIL: a program including <portals/portals3.h>"; fails=$((fails + 1))
 fi
 [ $fails = 0 ] && echo "t-pkgconfig: all passed"
 exit $fails
