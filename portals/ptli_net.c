@@ -163,13 +163,20 @@ static void ptli_process(ptli_ni_t *ni, uint32_t src, const ptli_msg_t *m, const
   pthread_mutex_unlock(&ni->lock);
 }
 
+/* The job cannot go on: one line for the user, and the launcher ends
+ * every rank (as the GASNet core's fatal errors do). */
+static void ptli_die(const char *line) __attribute__((noreturn));
+static void ptli_die(const char *line) {
+  fprintf(stderr, "%s\n", line);
+  boot_abort(1, line);
+}
+
 static void ptli_peer_dead_cb(void *ctx, uint32_t rank, const char *why) {
   ptli_ni_t *ni = ctx;
   char line[256];
   snprintf(line, sizeof line, "Portals: rank %u lost rank %u (nid %u pid %u): %s", ni->rank, rank,
            ni->peers[rank].id.nid, ni->peers[rank].id.pid, why);
-  fprintf(stderr, "%s\n", line);
-  boot_abort(1, line);
+  ptli_die(line);
 }
 
 /* A send's completion record: the common case allocates nothing (one
@@ -327,7 +334,17 @@ static int ptli_poll_tps(ptli_ni_t *ni, int every) {
   int n = 0;
   for (int i = 0; i < PTLI_NTP; i++) {
     int k = ni->tp[i] && (every || ni->serves[i]) ? ni->ops[i]->poll(ni->tp[i]) : 0;
-    if (k > 0) n += k;
+    if (k >= 0) {
+      n += k;
+      continue;
+    }
+    /* A transport that failed (a malformed shared-memory record, no
+     * memory, a direct read refused: it printed why) would fail again at
+     * every poll: the job ends, as the GASNet core ends it. */
+    char line[160];
+    snprintf(line, sizeof line, "Portals: rank %u: the %s transport failed: %s", ni->rank,
+             ni->ops[i]->name, strerror(-k));
+    ptli_die(line);
   }
   return n;
 }
