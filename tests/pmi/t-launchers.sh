@@ -1,6 +1,7 @@
 #!/bin/bash
 # timeout: 300
 # conduits: udp tcp
+# parallel: yes (it mostly waits for launchers and Slurm; its Slurm, programs and markers are its own: tests/lib/slurm.sh, a copy of t_exit in its directory)
 # bypass: on (what it tests is the start under each launcher and the neighbourhoods it yields; the network path under PMI is tests/pmi/t-netns.sh's)
 # t-launchers.sh - GASNet jobs started by the launchers clusters run, through
 # PMI (docs/launcher.md, "Other launchers"): MPICH's mpiexec (PMI-1 wire),
@@ -43,7 +44,9 @@ ok() { echo "ok   $*"; }
 
 # ---- the programs ----
 pmi_build_classic "$CONDUIT" "$tmp/classic" || { echo "cannot build the classic client"; exit 1; }
+# A copy of its own: the kill test finds and reaps its ranks by this path.
 EXIT_PROG="$TOP/tests/core/t_exit"; [ "$CONDUIT" = tcp ] && EXIT_PROG="$TOP/tests/core/tcp/t_exit"
+cp "$EXIT_PROG" "$tmp/t_exit" && EXIT_PROG="$tmp/t_exit" || { echo "cannot copy $EXIT_PROG"; exit 1; }
 have_mpich=0; have_ompi=0
 # The hybrid programs, the kills, srun --mpi=none and PMI-1 under Slurm's
 # PMI2 check the launchers and the bootstrap, whichever conduit is linked:
