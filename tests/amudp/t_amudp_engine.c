@@ -44,14 +44,9 @@
 
 /* ---------------------------------------------------------------- PRNG */
 
-static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+#include "t_unit.h" /* failures, rng_next, rng_below (its CHECK is not used here) */
+
 static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
-static uint64_t rng_below(uint64_t *s, uint64_t n) { return n ? rng_next(s) % n : 0; }
 
 /* ---------------------------------------------------------------- the network */
 
@@ -545,8 +540,6 @@ static scen_t scen_base(void) {
   c.limit_ns = 600 * SIM_S;
   return c;
 }
-
-static int failures;
 
 static void report(const char *name, const sim_t *s, const char *why) {
   failures++;

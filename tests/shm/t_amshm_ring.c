@@ -40,27 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      if (failures++ < 20) {                                                    \
-        fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__, #cond);        \
-        fprintf(stderr, __VA_ARGS__);                                           \
-        fputc('\n', stderr);                                                    \
-      }                                                                         \
-    }                                                                           \
-  } while (0)
+#include "t_unit.h"
 
 /* ---------------------------------------------------------------- PRNG */
 
-static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static uint64_t rng_below(uint64_t *s, uint64_t n) { return n ? rng_next(s) % n : 0; }
 
 static double now_s(void) {
   struct timespec ts;

@@ -36,29 +36,14 @@
 
 #include "transport.h"
 #include "amshm_ring.h"
+#include "t_unit.h"
 
 extern const gasnetc_transport_ops_t amshm_ops;
 
-static int failures;
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      if (failures++ < 20) {                                                    \
-        fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__, #cond);        \
-        fprintf(stderr, __VA_ARGS__);                                           \
-        fputc('\n', stderr);                                                    \
-      }                                                                         \
-    }                                                                           \
-  } while (0)
 
 static uint64_t rng_state;
-static uint64_t rng(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static size_t below(size_t n) { return n ? (size_t)(rng() % n) : 0; }
+static uint64_t rng(void) { return rng_next(&rng_state); }
+static size_t below(size_t n) { return (size_t)rng_below(&rng_state, n); }
 
 static uint8_t pattern(uint32_t seed, size_t i) { return (uint8_t)(seed * 131u + i * 7u + (i >> 8)); }
 
