@@ -524,6 +524,7 @@ static int amshm_cma_reap(gasnetc_transport_t *t, amshm_peer_t *p) {
   amshm_cmaw_t *done = NULL, **last = &done, *w;
   amshm_tx_lock(p, AMSHM_REQ);
   uint64_t tail = __atomic_load_n(&p->tx[AMSHM_REQ].ctl->tail, __ATOMIC_ACQUIRE);
+  AMSHM_TSAN_ACQUIRE(); /* the copies of a helping thread of ours came before */
   while ((w = p->cma_first) && (int64_t)(tail - w->end) >= 0) {
     __atomic_store_n(&p->cma_first, w->next, __ATOMIC_RELAXED);
     if (!w->next) p->cma_last = NULL;
@@ -672,6 +673,7 @@ static int amshm_cma_chunk(amshm_cma_job_t *j, uint32_t pid, int helper) {
     size_t total = __atomic_load_n(&j->total, __ATOMIC_RELAXED);
     if (!__atomic_compare_exchange_n(&j->ticket, &tk, tk + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
       continue; /* tk reloaded: another copier, or another job */
+    AMSHM_TSAN_ACQUIRE(); /* the sender's thread filled src before it published */
     size_t off = (size_t)i * AMSHM_CMA_CHUNK, len = total - off;
     if (len > AMSHM_CMA_CHUNK) len = AMSHM_CMA_CHUNK;
     struct iovec here = {(void *)(uintptr_t)((helper ? src : dst) + off), len};
@@ -681,6 +683,7 @@ static int amshm_cma_chunk(amshm_cma_job_t *j, uint32_t pid, int helper) {
                            : process_vm_readv((pid_t)pid, &here, 1, &there, 1, 0);
     int err = got == (ssize_t)len ? 0 : got < 0 && off < total ? errno : EFAULT;
     if (err) __atomic_store_n(&j->bad, err, __ATOMIC_RELAXED); /* the receiver copies again */
+    AMSHM_TSAN_RELEASE(); /* before the sender's reap lets src be reused */
     __atomic_fetch_add(&j->done, 1, __ATOMIC_RELEASE);
     return err == ESRCH ? -ESRCH : 1;
   }
