@@ -232,6 +232,9 @@ extern void gasnet_hsl_unlock(gasnet_hsl_t *hsl);
  * GASNETT_TRACE_* and GASNETT_STATS_* call in a conduit client. Categories
  * are letters; gasnetc_trace_on is 0 unless something is traced or counted. */
 #define GASNETC_TRACE_BIT(c) (1u << ((unsigned)(c) - 'A'))
+#ifdef __cplusplus
+extern "C" {
+#endif
 extern unsigned gasnetc_trace_on, gasnetc_trace_mask, gasnetc_stats_mask;
 extern void gasnetc_trace_printf(char cat, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -242,6 +245,9 @@ extern const char *gasnetc_trace_getmask(int stats);
 extern void gasnetc_trace_setmask(int stats, const char *mask);
 extern int gasnetc_trace_getlocal(void);
 extern void gasnetc_trace_setlocal(int on);
+#ifdef __cplusplus
+}
+#endif
 #define GASNETT__CONDUIT_TRACE 1
 
 /* ---- the tools (gasnet_tools.h), as GASNet-1 clients expect them with
