@@ -20,14 +20,15 @@
 # calls, common/gasneti_sys.h, so nothing in libc could see a datagram):
 #   netns_fault_require        SKIP (or fail, GNT_REQUIRE_NETNS=1) without nft
 #                              or a kernel that takes its netdev egress hook
-#   netns_fault SIDE [loss=PCT] [dup=PCT] [reorder=PCT] [except=PORT] [spare=syn]
+#   netns_fault SIDE [loss=PCT] [dup=PCT] [reorder=PCT] [except=PORT] [spare=syn|tcp]
 #       On the egress of SIDE's (A or B) veth end, every IP packet is dropped
 #       with probability loss, a survivor duplicated with probability dup,
 #       and delayed with probability reorder behind a slow queue so that it
 #       arrives after packets sent later (reordering and delay). TCP to or
 #       from PORT (the test's sshd) is spared, so starting the job and
 #       forwarding its output are not what is measured; spare=syn lets TCP
-#       connection set-up (SYN, SYN-ACK) through. An nftables netdev
+#       connection set-up (SYN, SYN-ACK) through, spare=tcp all of TCP (a
+#       udp job: its data is UDP, its TCP the launcher's). An nftables netdev
 #       egress chain (numgen random; dup to the device) and, for reorder, an
 #       HTB qdisc whose slow class the chain picks by skb priority: this
 #       kernel has no netem. PCT: percent, to 0.1. Replaces SIDE's faults.
@@ -160,7 +161,7 @@ netns_fault() {
                 printf -v "$k" %s "$v" ;;
             except) [[ "$v" =~ ^[0-9]+$ ]] || { echo "netns_fault: $kv: not a port" >&2; return 1; }
                     except=$v ;;
-            spare) [ "$v" = syn ] || { echo "netns_fault: $kv: only spare=syn" >&2; return 1; }
+            spare) [ "$v" = syn ] || [ "$v" = tcp ] || { echo "netns_fault: $kv: spare=syn or spare=tcp" >&2; return 1; }
                    spare=$v ;;
             *) echo "netns_fault: unknown fault '$kv' (loss=, dup=, reorder=, except=, spare=)" >&2; return 1 ;;
         esac
@@ -173,8 +174,13 @@ netns_fault() {
     # spare=syn: TCP connection set-up passes untouched (a lost SYN costs
     # the kernel's 1-3-7-15 s backoff, which no protocol of ours controls:
     # at 30 % it kept a relay from connecting back within 30 s)
-    [ -n "$spare" ] && rules="$rules
+    [ "$spare" = syn ] && rules="$rules
         tcp flags & syn == syn accept"
+    # spare=tcp: all of TCP passes (a udp job's TCP is only the launcher's
+    # own connections, whose 20 s to authenticate a relay is not what a
+    # loss test checks: at 30 % a relay's first bytes once took longer)
+    [ "$spare" = tcp ] && rules="$rules
+        meta l4proto tcp accept"
     [ "$loss" != 0 ] && rules="$rules
         numgen random mod 1000 < $loss counter name dropped drop"
     # the copy leaves through the same device without passing this chain
