@@ -1,5 +1,6 @@
 #!/bin/bash
 # timeout: 90
+# parallel: yes (it mostly waits out liveness timeouts; namespaces, sshd and addresses of its own, and it looks only at their processes)
 # t-netns-partition.sh - a partition left down ends the job (docs/launcher.md,
 # "A host that stops answering"): namespaces A and B joined by a veth pair,
 # an sshd in each; the launcher runs in A and starts t_live pause 60 (udp)
