@@ -10,7 +10,10 @@
 #   slurm_srun ARGS...   srun in NSA (two nodes) or here (one node)
 #   slurm_stop       stop the daemons by their pid files (SIGKILL after 1 s),
 #                    kill what still runs in the directory, remove it. Safe to call twice;
-#                    tests trap it on EXIT.
+#                    tests trap it on EXIT. A test killed at its time limit
+#                    cannot (its daemons left its process group): the next
+#                    start stops the clusters of tests that are gone (the
+#                    directory's name holds its test's pid).
 # A start returns 1 with SLURM_WHY set when it cannot (not root, packages
 # missing, daemons fail): the caller skips that part and says why.
 #
@@ -42,7 +45,8 @@ slurm__prepare() {
     for b in munged slurmctld slurmd srun sinfo; do
         command -v $b >/dev/null || { SLURM_WHY="$b not installed (contrib/install-deps.sh --tests installs slurmd slurmctld munge)"; return 1; }
     done
-    SLURM_DIR=$(mktemp -d /tmp/gasnet-slurm.XXXXXX)
+    slurm__reap
+    SLURM_DIR=$(mktemp -d "/tmp/gasnet-slurm.$$.XXXXXX")
     SLURM_NS=""
     local d=$SLURM_DIR
     mkdir -p "$d/state" "$d/tmp" /run/munge
@@ -137,13 +141,13 @@ slurm_srun() { slurm_srun_env srun "$@"; }
 # stops), given 5 s; then every process still working in the directory
 # (slurmd and slurmstepd run there; a step stuck on a hung task keeps
 # slurmd from stopping) is killed.
-slurm_stop() {
-    [ -n "${SLURM_DIR:-}" ] && [ -d "$SLURM_DIR" ] || return 0
-    local f pid pids="" p left
+# slurm__stop_dir DIR: the cluster of DIR stopped, DIR removed
+slurm__stop_dir() {
+    local dir=$1 f pid pids="" p left
     # The cluster is thrown away with its directory: nothing of its state
     # is worth a clean shutdown, which took slurmd and slurmctld 2 to 5 s
     # each (10 s a test). TERM, 1 s for all of them at once, then KILL.
-    for f in "$SLURM_DIR"/*.pid; do
+    for f in "$dir"/*.pid; do
         pid=$(cat "$f" 2>/dev/null) && kill "$pid" 2>/dev/null && pids="$pids $pid"
     done
     for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -153,10 +157,25 @@ slurm_stop() {
     done
     [ -n "$left" ] && kill -9 $left 2>/dev/null
     # whatever still runs in the directory (one find, not a readlink per process)
-    for p in $(find /proc -mindepth 2 -maxdepth 2 -name cwd \( -lname "$SLURM_DIR" -o -lname "$SLURM_DIR/*" \) 2>/dev/null); do
+    for p in $(find /proc -mindepth 2 -maxdepth 2 -name cwd \( -lname "$dir" -o -lname "$dir/*" \) 2>/dev/null); do
         p=${p#/proc/}; kill -9 "${p%/cwd}" 2>/dev/null
     done
+    rm -rf "$dir"
+}
+slurm_stop() {
+    [ -n "${SLURM_DIR:-}" ] && [ -d "$SLURM_DIR" ] || return 0
+    slurm__stop_dir "$SLURM_DIR"
     [ -n "${SLURM_ETC_NETNS:-}" ] && rm -rf "$SLURM_ETC_NETNS"
-    rm -rf "$SLURM_DIR"
     SLURM_DIR="" SLURM_NS="" SLURM_ETC_NETNS=""
+}
+# The clusters of tests that are gone (those before the pid was in the
+# name count as gone).
+slurm__reap() {
+    local d owner
+    for d in /tmp/gasnet-slurm.*; do
+        [ -d "$d" ] || continue
+        owner=${d#/tmp/gasnet-slurm.}; owner=${owner%%.*}
+        [[ "$owner" =~ ^[0-9]+$ ]] && kill -0 "$owner" 2>/dev/null && continue
+        slurm__stop_dir "$d"
+    done
 }
