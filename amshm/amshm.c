@@ -614,22 +614,17 @@ static void amshm_bell_again(gasnetc_transport_t *t, amshm_peer_t *p) {
 static int amshm_rec_bad(const amshm_ring_t *r, const amshm_rx_t *a, const amshm_rec_t *rec,
                          int cma_in) {
   int first = rec->flags & AMSHM_REC_FIRST, last = rec->flags & AMSHM_REC_LAST;
-  if (rec->flags & AMSHM_REC_CMA) {
-    size_t room = r->size - (size_t)((const uint8_t *)rec - r->data);
-    return !cma_in || (rec->flags & AMSHM_REC_PAD) || !first || !last || a->active ||
-           rec->fraglen != sizeof(amshm_cma_t) || rec->hdrlen > GASNETC_HDR_MAX ||
-           rec->total > AMSHM_MAX_PAYLOAD || rec->len > room ||
-           rec->len < amshm_align16(sizeof *rec + rec->hdrlen + rec->fraglen);
-  }
   /* Records never wrap (a PAD fills the ring's end first), so one must end
    * inside the ring; a PAD reaches here only when it does not fill the
    * ring to its end (amshm_ring_peek). */
   size_t room = r->size - (size_t)((const uint8_t *)rec - r->data);
-  return (rec->flags & AMSHM_REC_PAD) ||
-         rec->len < amshm_align16(sizeof *rec + rec->hdrlen + rec->fraglen) ||
-         rec->len > room || rec->hdrlen > GASNETC_HDR_MAX || rec->total > AMSHM_MAX_PAYLOAD ||
-         (first && last && rec->fraglen != rec->total) || (first && rec->fraglen > rec->total) ||
-         (first && a->active) ||
+  if ((rec->flags & AMSHM_REC_PAD) ||
+      rec->len < amshm_align16(sizeof *rec + rec->hdrlen + rec->fraglen) || rec->len > room ||
+      rec->hdrlen > GASNETC_HDR_MAX || rec->total > AMSHM_MAX_PAYLOAD || (first && a->active))
+    return 1;
+  if (rec->flags & AMSHM_REC_CMA) /* a whole frame, its payload an address */
+    return !cma_in || !first || !last || rec->fraglen != sizeof(amshm_cma_t);
+  return (first && last && rec->fraglen != rec->total) || (first && rec->fraglen > rec->total) ||
          (!first && (!a->active || rec->fraglen > a->total - a->got ||
                      (last && a->got + rec->fraglen != a->total)));
 }
